@@ -1,0 +1,15 @@
+//! Build script: gives the binaries an rpath to the libtorch that torch-sys linked against, so
+//! `cargo run` / `cargo test` / the installed binary find libtorch without LD_LIBRARY_PATH.
+//! torch-sys declares `links = "tch"`, which hands us `DEP_TCH_LIBTORCH_LIB` because this crate
+//! depends on torch-sys directly.
+
+use std::path::PathBuf;
+
+fn main() {
+    println!("cargo:rerun-if-env-changed=DEP_TCH_LIBTORCH_LIB");
+    if let Ok(lib_dir) = std::env::var("DEP_TCH_LIBTORCH_LIB") {
+        // Resolve the clone's `.libtorch` link to the shared cache folder, which outlives the clone.
+        let lib_dir = std::fs::canonicalize(&lib_dir).unwrap_or_else(|_| PathBuf::from(&lib_dir));
+        println!("cargo:rustc-link-arg=-Wl,-rpath,{}", lib_dir.display());
+    }
+}

