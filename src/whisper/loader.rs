@@ -1,0 +1,1685 @@
+//! Loading a Whisper model directory into [`WhisperWeights`]: the public entry points
+//! ([`detect_layout`], [`load_weights`]) and everything the two file layouts share — inferring
+//! [`ModelDims`] from tensor shapes, checking every tensor against them, turning raw
+//! little-endian bytes into tch tensors of the requested kind on the requested device, assembling
+//! the canonical structs, and reading the `config.json` fields behind [`GenerationConfig`].
+//!
+//! The layouts themselves live in [`super::ct2`] (CTranslate2 `model.bin`, as faster-whisper
+//! uses) and [`super::hf`] (Hugging Face safetensors). Each implements [`WeightSource`], which
+//! only says which stored tensor(s) make up each canonical [`Slot`]; the checks, conversion and
+//! q/k/v fusion are written once here, so both layouts fail the same way and load identically.
+//!
+//! Loading runs in two passes over the same assembly code: the first only looks tensors up and
+//! checks shapes and dtypes (cheap, no allocation), the second converts. A broken file is
+//! reported before any memory is spent, and a model is only ever returned complete.
+
+use super::ct2::{self, Ct2Error, Ct2Model};
+use super::dims::ModelDims;
+use super::hf::{self, HfCheckpoint, HfError};
+use super::weights::{
+    Conv1d, CrossAttention, DecoderBlock, DecoderWeights, EncoderBlock, EncoderWeights, LayerNorm,
+    Linear, Mlp, SelfAttention, WhisperWeights,
+};
+use serde_json::{Map, Value};
+use std::fmt;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use tch::{Device, Kind, TchError, Tensor};
+
+/// Which file layout a model directory uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// CTranslate2 `model.bin` + `config.json` (faster-whisper, `Systran/faster-whisper-*`).
+    CTranslate2,
+    /// Hugging Face `model.safetensors` (or sharded, with `model.safetensors.index.json`)
+    /// + `config.json` / `generation_config.json` (`openai/whisper-*`).
+    HuggingFace,
+}
+
+impl fmt::Display for Layout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Layout::CTranslate2 => "CTranslate2",
+            Layout::HuggingFace => "Hugging Face",
+        })
+    }
+}
+
+/// Where the weights go and in which precision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoadOptions {
+    /// Device every tensor is moved to.
+    pub device: Device,
+    /// Floating-point kind of every tensor. Float by default: float16 files are widened on
+    /// load because half-precision matmuls on the CPU are ~150x slower than float32 ones.
+    /// Half or BFloat16 only pay off on a GPU.
+    pub kind: Kind,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            device: Device::Cpu,
+            kind: Kind::Float,
+        }
+    }
+}
+
+/// Decoding facts a model directory ships next to its weights.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GenerationConfig {
+    /// Tokens never sampled (CTranslate2 `suppress_ids`, HF `suppress_tokens`); empty if unlisted.
+    pub suppress_ids: Vec<u32>,
+    /// Tokens suppressed at the first sampled position only (CTranslate2 `suppress_ids_begin`,
+    /// HF `begin_suppress_tokens`: blank and end-of-text); empty if unlisted.
+    pub suppress_ids_begin: Vec<u32>,
+    /// Token ids of the language tokens, in the model's language order (CTranslate2
+    /// `lang_ids`; HF `lang_to_id` sorted by id); `None` if the directory does not list them.
+    /// English-only directories may list them too: use `ModelDims::is_multilingual` to decide.
+    pub lang_ids: Option<Vec<u32>>,
+    /// (decoder layer, head) pairs whose cross-attention follows the audio in time. When the
+    /// directory lists none, OpenAI's default: every head of the last half of the decoder.
+    pub alignment_heads: Vec<(usize, usize)>,
+}
+
+/// A complete model: the weights, where they came from, and the generation facts.
+#[derive(Debug)]
+pub struct LoadedWeights {
+    pub layout: Layout,
+    pub weights: WhisperWeights,
+    pub generation: GenerationConfig,
+}
+
+/// Everything that can go wrong loading a model directory; every message names a path.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{}: cannot read: {source}", .path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("{}: not a directory", .path.display())]
+    NotADirectory { path: PathBuf },
+    #[error(
+        "{}: no Whisper weights found: expected `model.bin` (CTranslate2 / faster-whisper) or \
+         `model.safetensors` / `model.safetensors.index.json` (Hugging Face)",
+        .dir.display()
+    )]
+    NoModel { dir: PathBuf },
+    #[error(
+        "{}: PyTorch pickle checkpoints are not supported; use the safetensors or the \
+         CTranslate2 (faster-whisper) version of the model",
+        .path.display()
+    )]
+    PickleUnsupported { path: PathBuf },
+    #[error(
+        "{}: cannot load weights as {kind:?}: only Float, Double, Half and BFloat16 are supported",
+        .dir.display()
+    )]
+    UnsupportedKind { dir: PathBuf, kind: Kind },
+    #[error(transparent)]
+    Ct2(#[from] Ct2Error),
+    #[error(transparent)]
+    Hf(#[from] HfError),
+    #[error("{}: tensor `{tensor}` is missing", .path.display())]
+    MissingTensor { path: PathBuf, tensor: String },
+    #[error("{}: tensor `{tensor}` has shape {actual:?}, expected {expected}", .path.display())]
+    BadShape {
+        path: PathBuf,
+        tensor: String,
+        expected: String,
+        actual: Vec<usize>,
+    },
+    #[error("{}: tensor `{tensor}` is {dtype}, which cannot be loaded: {reason}", .path.display())]
+    BadDtype {
+        path: PathBuf,
+        tensor: String,
+        dtype: String,
+        reason: &'static str,
+    },
+    #[error("{}: {reason}", .path.display())]
+    BadDims { path: PathBuf, reason: String },
+    #[error(
+        "{}: the output projection `{tensor}` differs from the token embedding `{embedding}`; \
+         Whisper ties them and so does this loader",
+        .path.display()
+    )]
+    UntiedProjection {
+        path: PathBuf,
+        tensor: String,
+        embedding: String,
+    },
+    #[error("{}: libtorch failed on tensor `{tensor}`: {source}", .path.display())]
+    Torch {
+        path: PathBuf,
+        tensor: String,
+        #[source]
+        source: TchError,
+    },
+    #[error("{}: invalid JSON: {source}", .path.display())]
+    Json {
+        path: PathBuf,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("{}: field `{field}` {reason}", .path.display())]
+    Config {
+        path: PathBuf,
+        field: String,
+        reason: String,
+    },
+    #[error("{}: missing, but needed for {needed_for}", .path.display())]
+    MissingConfig {
+        path: PathBuf,
+        needed_for: &'static str,
+    },
+}
+
+/// Tells which layout `dir` holds by the files in it (CTranslate2 wins if both are present).
+pub fn detect_layout(dir: &Path) -> Result<Layout, LoadError> {
+    let meta = fs::metadata(dir).map_err(|source| LoadError::Io {
+        path: dir.to_owned(),
+        source,
+    })?;
+    if !meta.is_dir() {
+        return Err(LoadError::NotADirectory {
+            path: dir.to_owned(),
+        });
+    }
+    if dir.join(ct2::MODEL_FILE).is_file() {
+        return Ok(Layout::CTranslate2);
+    }
+    if dir.join(hf::MODEL_FILE).is_file() || dir.join(hf::INDEX_FILE).is_file() {
+        return Ok(Layout::HuggingFace);
+    }
+    let pickle = dir.join("pytorch_model.bin");
+    if pickle.is_file() {
+        return Err(LoadError::PickleUnsupported { path: pickle });
+    }
+    Err(LoadError::NoModel {
+        dir: dir.to_owned(),
+    })
+}
+
+/// Loads the model in `dir` (either layout) into canonical weights of `opts.kind` on
+/// `opts.device`, with dimensions inferred from the tensors and every tensor shape-checked.
+pub fn load_weights(dir: &Path, opts: &LoadOptions) -> Result<LoadedWeights, LoadError> {
+    if !is_supported_kind(opts.kind) {
+        return Err(LoadError::UnsupportedKind {
+            dir: dir.to_owned(),
+            kind: opts.kind,
+        });
+    }
+    let started = Instant::now();
+    let layout = detect_layout(dir)?;
+    let (weights, generation) = match layout {
+        Layout::CTranslate2 => {
+            let model = Ct2Model::open(&dir.join(ct2::MODEL_FILE))?;
+            let dims = infer_dims(&model)?;
+            let generation = ct2::generation_config(dir, &dims)?;
+            (build_weights(&model, dims, opts)?, generation)
+        }
+        Layout::HuggingFace => {
+            let checkpoint = HfCheckpoint::open(dir)?;
+            let dims = infer_dims(&checkpoint)?;
+            let generation = hf::generation_config(dir, &dims)?;
+            (build_weights(&checkpoint, dims, opts)?, generation)
+        }
+    };
+    tracing::info!(
+        dir = %dir.display(),
+        %layout,
+        dims = ?weights.dims,
+        elapsed_ms = started.elapsed().as_millis() as u64,
+        "loaded Whisper weights"
+    );
+    Ok(LoadedWeights {
+        layout,
+        weights,
+        generation,
+    })
+}
+
+fn is_supported_kind(kind: Kind) -> bool {
+    matches!(
+        kind,
+        Kind::Float | Kind::Double | Kind::Half | Kind::BFloat16
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the layouts provide.
+
+/// Element types found in weight files. Data is always little-endian.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DType {
+    F32,
+    F16,
+    BF16,
+    F64,
+    I8,
+    I16,
+    I32,
+}
+
+impl DType {
+    /// Bytes per element.
+    pub fn size(self) -> usize {
+        match self {
+            DType::I8 => 1,
+            DType::F16 | DType::BF16 | DType::I16 => 2,
+            DType::F32 | DType::I32 => 4,
+            DType::F64 => 8,
+        }
+    }
+
+    /// Whether values are stored as-is (not as quantized integers).
+    pub fn is_float(self) -> bool {
+        matches!(self, DType::F32 | DType::F16 | DType::BF16 | DType::F64)
+    }
+
+    fn kind(self) -> Kind {
+        match self {
+            DType::F32 => Kind::Float,
+            DType::F16 => Kind::Half,
+            DType::BF16 => Kind::BFloat16,
+            DType::F64 => Kind::Double,
+            DType::I8 => Kind::Int8,
+            DType::I16 => Kind::Int16,
+            DType::I32 => Kind::Int,
+        }
+    }
+}
+
+/// `shape`'s element count times the element size, `None` on overflow.
+pub(crate) fn byte_size(shape: &[usize], dtype: DType) -> Option<usize> {
+    shape
+        .iter()
+        .try_fold(dtype.size(), |acc, &d| acc.checked_mul(d))
+}
+
+/// A tensor as a file stores it: shape, element type and little-endian bytes, borrowed from a
+/// memory map. The byte count always matches the shape (checked on construction), which is
+/// what makes handing the bytes to libtorch sound.
+#[derive(Debug, Clone, Copy)]
+pub struct RawTensor<'a> {
+    shape: &'a [usize],
+    dtype: DType,
+    data: &'a [u8],
+}
+
+impl<'a> RawTensor<'a> {
+    /// `None` if `data` is not exactly `shape` × `dtype.size()` bytes.
+    pub fn new(shape: &'a [usize], dtype: DType, data: &'a [u8]) -> Option<Self> {
+        (byte_size(shape, dtype)? == data.len()).then_some(RawTensor { shape, dtype, data })
+    }
+
+    pub fn shape(&self) -> &'a [usize] {
+        self.shape
+    }
+
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    pub fn data(&self) -> &'a [u8] {
+        self.data
+    }
+
+    fn numel(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    /// The value of a one-element integer tensor (a CTranslate2 scalar such as `num_heads`).
+    pub fn int_scalar(&self) -> Option<i64> {
+        if self.numel() != 1 {
+            return None;
+        }
+        match self.dtype {
+            DType::I8 => Some(i64::from(i8::from_le_bytes(self.data.try_into().ok()?))),
+            DType::I16 => Some(i64::from(i16::from_le_bytes(self.data.try_into().ok()?))),
+            DType::I32 => Some(i64::from(i32::from_le_bytes(self.data.try_into().ok()?))),
+            _ => None,
+        }
+    }
+}
+
+/// A stored tensor found by name: the file it is in, its bytes, and for quantized integer
+/// weights the per-row (or single) scale that undoes the quantization (`value = q / scale`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Located<'a> {
+    pub path: &'a Path,
+    pub raw: RawTensor<'a>,
+    pub scale: Option<RawTensor<'a>>,
+}
+
+/// Encoder or decoder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stack {
+    Encoder,
+    Decoder,
+}
+
+impl Stack {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Stack::Encoder => "encoder",
+            Stack::Decoder => "decoder",
+        }
+    }
+}
+
+/// The parameter-holding modules of one residual block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Part {
+    AttnNorm,
+    /// q, k, v fused: `[3·d, d]`.
+    Qkv,
+    AttnOut,
+    CrossNorm,
+    CrossQuery,
+    /// k, v of the cross-attention fused: `[2·d_text, d_audio]`.
+    CrossKv,
+    CrossOut,
+    MlpNorm,
+    Fc1,
+    Fc2,
+}
+
+impl Part {
+    pub(crate) fn is_norm(self) -> bool {
+        matches!(self, Part::AttnNorm | Part::CrossNorm | Part::MlpNorm)
+    }
+}
+
+/// A canonical parameter-holding module of [`WhisperWeights`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Slot {
+    Conv1,
+    Conv2,
+    TokenEmbedding,
+    Positions(Stack),
+    FinalNorm(Stack),
+    Block(Stack, usize, Part),
+}
+
+impl Slot {
+    pub(crate) fn is_norm(self) -> bool {
+        match self {
+            Slot::FinalNorm(_) => true,
+            Slot::Block(_, _, part) => part.is_norm(),
+            _ => false,
+        }
+    }
+}
+
+/// Weight or bias (gamma or beta of a norm; the table itself for embeddings).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Param {
+    Weight,
+    Bias,
+}
+
+/// One stored piece of a canonical tensor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Piece {
+    Tensor(String),
+    /// A bias the layout may leave out (OpenAI's key projection); zeros when absent.
+    ZerosIfAbsent(String),
+}
+
+impl Piece {
+    fn name(&self) -> &str {
+        match self {
+            Piece::Tensor(name) | Piece::ZerosIfAbsent(name) => name,
+        }
+    }
+}
+
+/// The stored pieces of a canonical tensor, stacked along the first axis in this order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Recipe(pub Vec<Piece>);
+
+impl Recipe {
+    pub(crate) fn single(name: String) -> Self {
+        Recipe(vec![Piece::Tensor(name)])
+    }
+
+    fn primary_name(&self) -> &str {
+        self.0.first().map_or("", Piece::name)
+    }
+}
+
+/// A file layout as the loader sees it: names for canonical slots, and lookups by name.
+pub(crate) trait WeightSource {
+    /// The file that errors about the model as a whole name.
+    fn path(&self) -> &Path;
+    /// The stored tensor called `name`; `Err` if it exists but cannot be represented.
+    fn find(&self, name: &str) -> Result<Option<Located<'_>>, LoadError>;
+    /// Which stored tensor(s) make up `slot`'s `param`.
+    fn recipe(&self, slot: Slot, param: Param) -> Recipe;
+    /// Blocks in the encoder or decoder (highest stored index + 1; 0 if none).
+    fn layer_count(&self, stack: Stack) -> usize;
+    /// Attention heads of the encoder or decoder, as the layout records them.
+    fn head_count(&self, stack: Stack) -> Result<usize, LoadError>;
+    /// A separately stored output projection, which must equal the token embedding.
+    fn untied_projection(&self) -> Option<String>;
+}
+
+/// Highest `N` + 1 over names `{prefix}N{sep}…`; 0 if none match.
+pub(crate) fn count_layers<'a>(names: impl Iterator<Item = &'a str>, prefix: &str) -> usize {
+    names
+        .filter_map(|name| name.strip_prefix(prefix))
+        .filter_map(|rest| {
+            let digits = rest.split(|c: char| !c.is_ascii_digit()).next()?;
+            digits.parse::<usize>().ok()
+        })
+        .map(|n| n.saturating_add(1))
+        .max()
+        .unwrap_or(0)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dimensions.
+
+/// Infers every dimension from tensor shapes (and the layout's head counts) and checks that
+/// they are usable together.
+pub(crate) fn infer_dims<S: WeightSource + ?Sized>(src: &S) -> Result<ModelDims, LoadError> {
+    let conv1 = stored_shape(src, Slot::Conv1, "[n_audio_state, n_mels, 3]", 3)?;
+    let tokens = stored_shape(src, Slot::TokenEmbedding, "[n_vocab, n_text_state]", 2)?;
+    let audio_pos = stored_shape(
+        src,
+        Slot::Positions(Stack::Encoder),
+        "[n_audio_ctx, n_audio_state]",
+        2,
+    )?;
+    let text_pos = stored_shape(
+        src,
+        Slot::Positions(Stack::Decoder),
+        "[n_text_ctx, n_text_state]",
+        2,
+    )?;
+    let dims = ModelDims {
+        n_mels: conv1[1],
+        n_vocab: tokens[0],
+        n_audio_ctx: audio_pos[0],
+        n_audio_state: conv1[0],
+        n_audio_head: src.head_count(Stack::Encoder)?,
+        n_audio_layer: src.layer_count(Stack::Encoder),
+        n_text_ctx: text_pos[0],
+        n_text_state: tokens[1],
+        n_text_head: src.head_count(Stack::Decoder)?,
+        n_text_layer: src.layer_count(Stack::Decoder),
+    };
+    check_dims(src.path(), &dims)?;
+    Ok(dims)
+}
+
+/// The shape of the (unfused) tensor behind `slot`'s weight, which must have rank `rank`.
+fn stored_shape<S: WeightSource + ?Sized>(
+    src: &S,
+    slot: Slot,
+    expected: &str,
+    rank: usize,
+) -> Result<Vec<usize>, LoadError> {
+    let recipe = src.recipe(slot, Param::Weight);
+    let name = recipe.primary_name();
+    let located = src.find(name)?.ok_or_else(|| missing(src.path(), name))?;
+    let shape = located.raw.shape();
+    if shape.len() != rank {
+        return Err(LoadError::BadShape {
+            path: located.path.to_owned(),
+            tensor: name.to_owned(),
+            expected: expected.to_owned(),
+            actual: shape.to_vec(),
+        });
+    }
+    Ok(shape.to_vec())
+}
+
+fn check_dims(path: &Path, dims: &ModelDims) -> Result<(), LoadError> {
+    let bad = |reason: String| {
+        Err(LoadError::BadDims {
+            path: path.to_owned(),
+            reason,
+        })
+    };
+    let sizes = [
+        ("n_mels", dims.n_mels),
+        ("n_vocab", dims.n_vocab),
+        ("n_audio_ctx", dims.n_audio_ctx),
+        ("n_audio_state", dims.n_audio_state),
+        ("n_text_ctx", dims.n_text_ctx),
+        ("n_text_state", dims.n_text_state),
+    ];
+    if let Some((name, _)) = sizes.iter().find(|(_, size)| *size == 0) {
+        return bad(format!("{name} inferred from the tensor shapes is 0"));
+    }
+    for (stack, layers) in [
+        ("encoder", dims.n_audio_layer),
+        ("decoder", dims.n_text_layer),
+    ] {
+        if layers == 0 {
+            return bad(format!("no {stack} blocks found"));
+        }
+    }
+    for (stack, heads, width) in [
+        ("encoder", dims.n_audio_head, dims.n_audio_state),
+        ("decoder", dims.n_text_head, dims.n_text_state),
+    ] {
+        if heads == 0 || width % heads != 0 {
+            return bad(format!(
+                "{heads} {stack} heads do not divide its width {width}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Assembly.
+
+/// Checks every tensor of `src` against `dims`, then converts them all per `opts`.
+pub(crate) fn build_weights<S: WeightSource + ?Sized>(
+    src: &S,
+    dims: ModelDims,
+    opts: &LoadOptions,
+) -> Result<WhisperWeights, LoadError> {
+    check_tied_projection(src)?;
+    Assembler {
+        src,
+        opts,
+        pass: Pass::Validate,
+    }
+    .weights(dims)?;
+    Assembler {
+        src,
+        opts,
+        pass: Pass::Build,
+    }
+    .weights(dims)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// Look up and check only; tensors are empty placeholders.
+    Validate,
+    /// Convert for real.
+    Build,
+}
+
+struct Assembler<'a, S: ?Sized> {
+    src: &'a S,
+    opts: &'a LoadOptions,
+    pass: Pass,
+}
+
+impl<S: WeightSource + ?Sized> Assembler<'_, S> {
+    fn weights(&self, dims: ModelDims) -> Result<WhisperWeights, LoadError> {
+        Ok(WhisperWeights {
+            dims,
+            encoder: self.encoder(&dims)?,
+            decoder: self.decoder(&dims)?,
+        })
+    }
+
+    fn encoder(&self, dims: &ModelDims) -> Result<EncoderWeights, LoadError> {
+        let d = dims.n_audio_state;
+        let blocks = (0..dims.n_audio_layer)
+            .map(|i| self.encoder_block(i, d))
+            .collect::<Result<_, _>>()?;
+        Ok(EncoderWeights {
+            conv1: self.conv(Slot::Conv1, d, dims.n_mels)?,
+            conv2: self.conv(Slot::Conv2, d, d)?,
+            positional_embedding: self.table(
+                Slot::Positions(Stack::Encoder),
+                dims.n_audio_ctx,
+                d,
+            )?,
+            blocks,
+            ln_post: self.norm(Slot::FinalNorm(Stack::Encoder), d)?,
+        })
+    }
+
+    fn decoder(&self, dims: &ModelDims) -> Result<DecoderWeights, LoadError> {
+        let (d, d_audio) = (dims.n_text_state, dims.n_audio_state);
+        let blocks = (0..dims.n_text_layer)
+            .map(|i| self.decoder_block(i, d, d_audio))
+            .collect::<Result<_, _>>()?;
+        Ok(DecoderWeights {
+            token_embedding: self.table(Slot::TokenEmbedding, dims.n_vocab, d)?,
+            positional_embedding: self.table(
+                Slot::Positions(Stack::Decoder),
+                dims.n_text_ctx,
+                d,
+            )?,
+            blocks,
+            ln: self.norm(Slot::FinalNorm(Stack::Decoder), d)?,
+        })
+    }
+
+    fn encoder_block(&self, i: usize, d: usize) -> Result<EncoderBlock, LoadError> {
+        let at = |part| Slot::Block(Stack::Encoder, i, part);
+        Ok(EncoderBlock {
+            attn: self.self_attention(&at, d)?,
+            mlp: self.mlp(&at, d)?,
+        })
+    }
+
+    fn decoder_block(&self, i: usize, d: usize, d_audio: usize) -> Result<DecoderBlock, LoadError> {
+        let at = |part| Slot::Block(Stack::Decoder, i, part);
+        Ok(DecoderBlock {
+            attn: self.self_attention(&at, d)?,
+            cross_attn: CrossAttention {
+                ln: self.norm(at(Part::CrossNorm), d)?,
+                query: self.linear(at(Part::CrossQuery), d, d)?,
+                kv: self.linear(at(Part::CrossKv), 2 * d, d_audio)?,
+                out: self.linear(at(Part::CrossOut), d, d)?,
+            },
+            mlp: self.mlp(&at, d)?,
+        })
+    }
+
+    fn self_attention(
+        &self,
+        at: &dyn Fn(Part) -> Slot,
+        d: usize,
+    ) -> Result<SelfAttention, LoadError> {
+        Ok(SelfAttention {
+            ln: self.norm(at(Part::AttnNorm), d)?,
+            qkv: self.linear(at(Part::Qkv), 3 * d, d)?,
+            out: self.linear(at(Part::AttnOut), d, d)?,
+        })
+    }
+
+    /// Whisper's MLP is always `d → 4d → d` (OpenAI: `n_mlp = n_state * 4`).
+    fn mlp(&self, at: &dyn Fn(Part) -> Slot, d: usize) -> Result<Mlp, LoadError> {
+        Ok(Mlp {
+            ln: self.norm(at(Part::MlpNorm), d)?,
+            fc1: self.linear(at(Part::Fc1), 4 * d, d)?,
+            fc2: self.linear(at(Part::Fc2), d, 4 * d)?,
+        })
+    }
+
+    fn linear(&self, slot: Slot, out: usize, inp: usize) -> Result<Linear, LoadError> {
+        Ok(Linear {
+            weight: self.tensor(slot, Param::Weight, &[out, inp])?,
+            bias: Some(self.tensor(slot, Param::Bias, &[out])?),
+        })
+    }
+
+    fn norm(&self, slot: Slot, d: usize) -> Result<LayerNorm, LoadError> {
+        debug_assert!(slot.is_norm());
+        Ok(LayerNorm {
+            weight: self.tensor(slot, Param::Weight, &[d])?,
+            bias: self.tensor(slot, Param::Bias, &[d])?,
+        })
+    }
+
+    /// Conv weights stay `[out, in, kernel]`, kernel 3 in both Whisper convolutions.
+    fn conv(&self, slot: Slot, out: usize, inp: usize) -> Result<Conv1d, LoadError> {
+        Ok(Conv1d {
+            weight: self.tensor(slot, Param::Weight, &[out, inp, 3])?,
+            bias: self.tensor(slot, Param::Bias, &[out])?,
+        })
+    }
+
+    fn table(&self, slot: Slot, rows: usize, width: usize) -> Result<Tensor, LoadError> {
+        self.tensor(slot, Param::Weight, &[rows, width])
+    }
+
+    /// The canonical tensor of shape `shape`: its pieces (each `shape` with the first axis
+    /// divided among them) checked, converted, stacked and moved to the device.
+    fn tensor(&self, slot: Slot, param: Param, shape: &[usize]) -> Result<Tensor, LoadError> {
+        let recipe = self.src.recipe(slot, param);
+        let piece_shape = split_first_axis(shape, recipe.0.len());
+        let mut parts = recipe
+            .0
+            .iter()
+            .map(|piece| self.piece(piece, &piece_shape))
+            .collect::<Result<Vec<_>, _>>()?;
+        if self.pass == Pass::Validate {
+            return Ok(Tensor::new());
+        }
+        let torch = |source| LoadError::Torch {
+            path: self.src.path().to_owned(),
+            tensor: recipe.primary_name().to_owned(),
+            source,
+        };
+        let stacked = match parts.len() {
+            1 => parts
+                .pop()
+                .ok_or_else(|| missing(self.src.path(), recipe.primary_name()))?,
+            _ => Tensor::f_cat(&parts, 0).map_err(torch)?,
+        };
+        stacked.f_to_device(self.opts.device).map_err(torch)
+    }
+
+    fn piece(&self, piece: &Piece, shape: &[usize]) -> Result<Tensor, LoadError> {
+        let name = piece.name();
+        let Some(located) = self.src.find(name)? else {
+            return match piece {
+                Piece::Tensor(_) => Err(missing(self.src.path(), name)),
+                Piece::ZerosIfAbsent(_) => self.zeros(shape, name),
+            };
+        };
+        check_shape(&located, name, shape)?;
+        check_dtype(&located, name)?;
+        match self.pass {
+            Pass::Validate => Ok(Tensor::new()),
+            Pass::Build => convert(&located, name, self.opts.kind),
+        }
+    }
+
+    fn zeros(&self, shape: &[usize], name: &str) -> Result<Tensor, LoadError> {
+        if self.pass == Pass::Validate {
+            return Ok(Tensor::new());
+        }
+        Tensor::f_zeros(dims_i64(shape), (self.opts.kind, Device::Cpu)).map_err(|source| {
+            LoadError::Torch {
+                path: self.src.path().to_owned(),
+                tensor: name.to_owned(),
+                source,
+            }
+        })
+    }
+}
+
+fn split_first_axis(shape: &[usize], pieces: usize) -> Vec<usize> {
+    let mut piece = shape.to_vec();
+    if let Some(rows) = piece.first_mut() {
+        *rows /= pieces.max(1);
+    }
+    piece
+}
+
+fn missing(path: &Path, tensor: &str) -> LoadError {
+    LoadError::MissingTensor {
+        path: path.to_owned(),
+        tensor: tensor.to_owned(),
+    }
+}
+
+fn format_shape(shape: &[usize]) -> String {
+    format!("{shape:?}")
+}
+
+fn check_shape(located: &Located<'_>, name: &str, expected: &[usize]) -> Result<(), LoadError> {
+    if located.raw.shape() == expected {
+        return Ok(());
+    }
+    Err(LoadError::BadShape {
+        path: located.path.to_owned(),
+        tensor: name.to_owned(),
+        expected: format_shape(expected),
+        actual: located.raw.shape().to_vec(),
+    })
+}
+
+/// Floats load as they are; integers only as quantized weights with a usable scale.
+fn check_dtype(located: &Located<'_>, name: &str) -> Result<(), LoadError> {
+    let raw = &located.raw;
+    if raw.dtype().is_float() {
+        return Ok(());
+    }
+    let bad = |reason| {
+        Err(LoadError::BadDtype {
+            path: located.path.to_owned(),
+            tensor: name.to_owned(),
+            dtype: format!("{:?}", raw.dtype()),
+            reason,
+        })
+    };
+    let Some(scale) = located.scale else {
+        return bad("integer weights need a `_scale` tensor to be dequantized");
+    };
+    if !scale.dtype().is_float() {
+        return bad("its `_scale` tensor is not floating-point");
+    }
+    let rows = raw.shape().first().copied().unwrap_or(1);
+    if scale.numel() != 1 && scale.numel() != rows {
+        return bad("its `_scale` tensor has neither one value nor one per row");
+    }
+    Ok(())
+}
+
+/// Bytes → a CPU tensor of `kind` (one copy for same-kind sources, plus the cast otherwise).
+fn convert(located: &Located<'_>, name: &str, kind: Kind) -> Result<Tensor, LoadError> {
+    let torch = |source| LoadError::Torch {
+        path: located.path.to_owned(),
+        tensor: name.to_owned(),
+        source,
+    };
+    let stored = tensor_from_raw(&located.raw).map_err(torch)?;
+    let value = match located.scale {
+        Some(scale) if !located.raw.dtype().is_float() => {
+            dequantize(&stored, &scale).map_err(torch)?
+        }
+        _ => stored,
+    };
+    if value.kind() == kind {
+        return Ok(value);
+    }
+    value.f_to_kind(kind).map_err(torch)
+}
+
+fn tensor_from_raw(raw: &RawTensor<'_>) -> Result<Tensor, TchError> {
+    // `RawTensor::new` guaranteed `data` holds exactly the bytes libtorch will copy.
+    Tensor::f_from_data_size(raw.data(), &dims_i64(raw.shape()), raw.dtype().kind())
+}
+
+/// CTranslate2 quantization: `q = round(w · scale)` with one scale per output row (int8) or
+/// one overall (int16), so `w = q / scale`.
+fn dequantize(q: &Tensor, scale: &RawTensor<'_>) -> Result<Tensor, TchError> {
+    let scale = tensor_from_raw(scale)?.f_to_kind(Kind::Float)?;
+    let rank = q.dim();
+    let broadcast: Vec<i64> = if scale.numel() == 1 {
+        vec![1; rank.max(1)]
+    } else {
+        std::iter::once(-1)
+            .chain(std::iter::repeat(1).take(rank.saturating_sub(1)))
+            .collect()
+    };
+    q.f_to_kind(Kind::Float)?
+        .f_div(&scale.f_reshape(broadcast)?)
+}
+
+fn dims_i64(shape: &[usize]) -> Vec<i64> {
+    // Shapes come from files whose byte counts fit in memory, so each dimension fits in i64.
+    shape
+        .iter()
+        .map(|&d| i64::try_from(d).unwrap_or(i64::MAX))
+        .collect()
+}
+
+/// A separately stored output projection must be byte-identical to the token embedding,
+/// since [`DecoderWeights::token_embedding`] serves as both.
+fn check_tied_projection<S: WeightSource + ?Sized>(src: &S) -> Result<(), LoadError> {
+    let Some(projection) = src.untied_projection() else {
+        return Ok(());
+    };
+    let recipe = src.recipe(Slot::TokenEmbedding, Param::Weight);
+    let embedding = recipe.primary_name();
+    let (Some(p), Some(e)) = (src.find(&projection)?, src.find(embedding)?) else {
+        return Ok(()); // a missing embedding is reported by the shape checks
+    };
+    let same = p.raw.shape() == e.raw.shape()
+        && p.raw.dtype() == e.raw.dtype()
+        && p.raw.data() == e.raw.data();
+    if same {
+        return Ok(());
+    }
+    Err(LoadError::UntiedProjection {
+        path: p.path.to_owned(),
+        tensor: projection,
+        embedding: embedding.to_owned(),
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// config.json fields.
+
+/// A JSON object read from a model directory, with typed, range-checked field readers.
+/// A field that is absent or `null` reads as `None`; a field of the wrong type is an error
+/// naming the file and the field.
+pub(crate) struct JsonFile {
+    path: PathBuf,
+    root: Map<String, Value>,
+}
+
+impl JsonFile {
+    /// `Ok(None)` if the file does not exist.
+    pub(crate) fn read_optional(path: &Path) -> Result<Option<Self>, LoadError> {
+        let text = match fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(source) => {
+                return Err(LoadError::Io {
+                    path: path.to_owned(),
+                    source,
+                })
+            }
+        };
+        let value = serde_json::from_str(&text).map_err(|source| LoadError::Json {
+            path: path.to_owned(),
+            source,
+        })?;
+        match value {
+            Value::Object(root) => Ok(Some(JsonFile {
+                path: path.to_owned(),
+                root,
+            })),
+            _ => Err(LoadError::Config {
+                path: path.to_owned(),
+                field: "(top level)".to_owned(),
+                reason: "is not a JSON object".to_owned(),
+            }),
+        }
+    }
+
+    fn get(&self, field: &str) -> Option<&Value> {
+        self.root.get(field).filter(|v| !v.is_null())
+    }
+
+    fn error(&self, field: &str, reason: impl Into<String>) -> LoadError {
+        LoadError::Config {
+            path: self.path.clone(),
+            field: field.to_owned(),
+            reason: reason.into(),
+        }
+    }
+
+    /// A positive integer (a head count).
+    pub(crate) fn count(&self, field: &str) -> Result<Option<usize>, LoadError> {
+        let Some(value) = self.get(field) else {
+            return Ok(None);
+        };
+        match value.as_u64().and_then(|n| usize::try_from(n).ok()) {
+            Some(n) if n > 0 => Ok(Some(n)),
+            _ => Err(self.error(field, format!("must be a positive integer, found {value}"))),
+        }
+    }
+
+    /// A list of token ids below `n_vocab`.
+    pub(crate) fn token_ids(
+        &self,
+        field: &str,
+        n_vocab: usize,
+    ) -> Result<Option<Vec<u32>>, LoadError> {
+        let Some(value) = self.get(field) else {
+            return Ok(None);
+        };
+        let items = value
+            .as_array()
+            .ok_or_else(|| self.error(field, "must be a list of token ids"))?;
+        let ids = items
+            .iter()
+            .map(|item| self.token_id(field, item, n_vocab))
+            .collect::<Result<_, _>>()?;
+        Ok(Some(ids))
+    }
+
+    /// An object mapping names to token ids (HF `lang_to_id`); the ids in ascending order.
+    pub(crate) fn token_id_map(
+        &self,
+        field: &str,
+        n_vocab: usize,
+    ) -> Result<Option<Vec<u32>>, LoadError> {
+        let Some(value) = self.get(field) else {
+            return Ok(None);
+        };
+        let entries = value
+            .as_object()
+            .ok_or_else(|| self.error(field, "must be an object mapping names to token ids"))?;
+        let mut ids = entries
+            .values()
+            .map(|item| self.token_id(field, item, n_vocab))
+            .collect::<Result<Vec<_>, _>>()?;
+        ids.sort_unstable();
+        Ok(Some(ids))
+    }
+
+    fn token_id(&self, field: &str, item: &Value, n_vocab: usize) -> Result<u32, LoadError> {
+        match item.as_u64().and_then(|id| u32::try_from(id).ok()) {
+            Some(id) if (id as usize) < n_vocab => Ok(id),
+            Some(id) => Err(self.error(
+                field,
+                format!("holds token id {id}, beyond the model's {n_vocab} tokens"),
+            )),
+            None => Err(self.error(field, format!("holds {item}, which is not a token id"))),
+        }
+    }
+
+    /// A list of `[layer, head]` pairs inside the decoder of `dims`.
+    pub(crate) fn alignment_heads(
+        &self,
+        field: &str,
+        dims: &ModelDims,
+    ) -> Result<Option<Vec<(usize, usize)>>, LoadError> {
+        let Some(value) = self.get(field) else {
+            return Ok(None);
+        };
+        let items = value
+            .as_array()
+            .ok_or_else(|| self.error(field, "must be a list of [layer, head] pairs"))?;
+        let heads = items
+            .iter()
+            .map(|item| self.alignment_head(field, item, dims))
+            .collect::<Result<_, _>>()?;
+        Ok(Some(heads))
+    }
+
+    fn alignment_head(
+        &self,
+        field: &str,
+        item: &Value,
+        dims: &ModelDims,
+    ) -> Result<(usize, usize), LoadError> {
+        let index = |v: &Value| v.as_u64().and_then(|n| usize::try_from(n).ok());
+        let pair = match item.as_array().map(Vec::as_slice) {
+            Some([layer, head]) => index(layer).zip(index(head)),
+            _ => None,
+        };
+        match pair {
+            Some((layer, head)) if layer < dims.n_text_layer && head < dims.n_text_head => {
+                Ok((layer, head))
+            }
+            Some((layer, head)) => Err(self.error(
+                field,
+                format!(
+                    "names layer {layer} head {head}, outside the decoder's {} layers × {} heads",
+                    dims.n_text_layer, dims.n_text_head
+                ),
+            )),
+            None => Err(self.error(
+                field,
+                format!("holds {item}, which is not a [layer, head] pair"),
+            )),
+        }
+    }
+}
+
+/// The first `Some` that `read` finds in `files`, in order (earlier files take precedence).
+pub(crate) fn first_defined<T>(
+    files: &[&JsonFile],
+    read: impl Fn(&JsonFile) -> Result<Option<T>, LoadError>,
+) -> Result<Option<T>, LoadError> {
+    for file in files {
+        if let Some(value) = read(file)? {
+            return Ok(Some(value));
+        }
+    }
+    Ok(None)
+}
+
+/// OpenAI's default when a checkpoint names no alignment heads: every head of the last half of
+/// the decoder layers (`all_heads[n_text_layer // 2:] = True` in `whisper/model.py`).
+pub(crate) fn default_alignment_heads(dims: &ModelDims) -> Vec<(usize, usize)> {
+    (dims.n_text_layer / 2..dims.n_text_layer)
+        .flat_map(|layer| (0..dims.n_text_head).map(move |head| (layer, head)))
+        .collect()
+}
+
+/// An explicit, non-empty list of alignment heads, else OpenAI's default.
+pub(crate) fn alignment_heads_or_default(
+    listed: Option<Vec<(usize, usize)>>,
+    dims: &ModelDims,
+) -> Vec<(usize, usize)> {
+    match listed {
+        Some(heads) if !heads.is_empty() => heads,
+        _ => default_alignment_heads(dims),
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod fixtures {
+    //! Generated tiny Whisper models for the loader tests: one set of tensors under OpenAI's
+    //! `state_dict` names is the ground truth; the CTranslate2 and Hugging Face writers rename
+    //! and restack it, and [`expected`] restacks it the canonical way to compare against.
+
+    use super::*;
+    use std::collections::BTreeMap;
+
+    /// Dimensions of a generated model (same width and heads in encoder and decoder).
+    #[derive(Debug, Clone, Copy)]
+    pub(crate) struct Tiny {
+        pub d: usize,
+        pub n_mels: usize,
+        pub n_vocab: usize,
+        pub audio_ctx: usize,
+        pub text_ctx: usize,
+        pub enc_layers: usize,
+        pub dec_layers: usize,
+        pub heads: usize,
+    }
+
+    impl Tiny {
+        pub(crate) const SMALL: Tiny = Tiny {
+            d: 8,
+            n_mels: 4,
+            n_vocab: 16,
+            audio_ctx: 6,
+            text_ctx: 5,
+            enc_layers: 2,
+            dec_layers: 2,
+            heads: 2,
+        };
+
+        /// large-v3's 128 mels and 51866 tokens at a tiny width, with fewer decoder than
+        /// encoder blocks (as large-v3-turbo).
+        pub(crate) const LARGE_V3_LIKE: Tiny = Tiny {
+            d: 8,
+            n_mels: 128,
+            n_vocab: 51866,
+            audio_ctx: 6,
+            text_ctx: 5,
+            enc_layers: 3,
+            dec_layers: 1,
+            heads: 2,
+        };
+
+        pub(crate) fn dims(&self) -> ModelDims {
+            ModelDims {
+                n_mels: self.n_mels,
+                n_vocab: self.n_vocab,
+                n_audio_ctx: self.audio_ctx,
+                n_audio_state: self.d,
+                n_audio_head: self.heads,
+                n_audio_layer: self.enc_layers,
+                n_text_ctx: self.text_ctx,
+                n_text_state: self.d,
+                n_text_head: self.heads,
+                n_text_layer: self.dec_layers,
+            }
+        }
+    }
+
+    /// Deterministic values for the tensor called `name`, all multiples of 1/64 below 2 in
+    /// magnitude, hence exact in float16 and bfloat16.
+    pub(crate) fn values(name: &str, n: usize) -> Vec<f32> {
+        let seed = name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        (0..n as u64)
+            .map(|i| {
+                let x = seed.wrapping_add(i.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+                let x = (x ^ (x >> 29)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                ((x >> 40) % 255) as f32 / 64.0 - 127.0 / 64.0
+            })
+            .collect()
+    }
+
+    /// Little-endian bytes of `values` as `dtype` (floats must be exact in it; integer dtypes
+    /// take the values as they are, rounded).
+    pub(crate) fn encode(values: &[f32], dtype: DType) -> Vec<u8> {
+        let mut out = Vec::with_capacity(values.len() * dtype.size());
+        for &v in values {
+            match dtype {
+                DType::F32 => out.extend(v.to_le_bytes()),
+                DType::F64 => out.extend(f64::from(v).to_le_bytes()),
+                DType::F16 => out.extend(f16_bits(v).to_le_bytes()),
+                DType::BF16 => out.extend(((v.to_bits() >> 16) as u16).to_le_bytes()),
+                DType::I8 => out.extend((v.round() as i8).to_le_bytes()),
+                DType::I16 => out.extend((v.round() as i16).to_le_bytes()),
+                DType::I32 => out.extend((v.round() as i32).to_le_bytes()),
+            }
+        }
+        out
+    }
+
+    /// float16 bits of a value exactly representable as a normal float16 (or zero).
+    fn f16_bits(v: f32) -> u16 {
+        let bits = v.to_bits();
+        let sign = ((bits >> 16) & 0x8000) as u16;
+        if v == 0.0 {
+            return sign;
+        }
+        let exponent = ((bits >> 23) & 0xff) as i32 - 127 + 15;
+        assert!(
+            (1..31).contains(&exponent) && bits & 0x1fff == 0,
+            "{v} is not exact in f16"
+        );
+        sign | ((exponent as u16) << 10) | ((bits >> 13) & 0x3ff) as u16
+    }
+
+    #[derive(Debug, Clone, PartialEq)]
+    pub(crate) struct Values {
+        pub shape: Vec<usize>,
+        pub data: Vec<f32>,
+    }
+
+    /// A model under OpenAI's `state_dict` names (key projections without bias).
+    pub(crate) struct OpenAi(pub BTreeMap<String, Values>);
+
+    impl OpenAi {
+        pub(crate) fn new(t: &Tiny) -> Self {
+            let mut m = OpenAi(BTreeMap::new());
+            let d = t.d;
+            m.linear("encoder.conv1", &[d, t.n_mels, 3]);
+            m.linear("encoder.conv2", &[d, d, 3]);
+            m.add("encoder.positional_embedding", &[t.audio_ctx, d]);
+            for (stack, layers) in [("encoder", t.enc_layers), ("decoder", t.dec_layers)] {
+                for i in 0..layers {
+                    let block = format!("{stack}.blocks.{i}");
+                    m.attention(&format!("{block}.attn"), d);
+                    m.linear(&format!("{block}.attn_ln"), &[d]);
+                    if stack == "decoder" {
+                        m.attention(&format!("{block}.cross_attn"), d);
+                        m.linear(&format!("{block}.cross_attn_ln"), &[d]);
+                    }
+                    m.linear(&format!("{block}.mlp.0"), &[4 * d, d]);
+                    m.linear(&format!("{block}.mlp.2"), &[d, 4 * d]);
+                    m.linear(&format!("{block}.mlp_ln"), &[d]);
+                }
+            }
+            m.linear("encoder.ln_post", &[d]);
+            m.add("decoder.token_embedding.weight", &[t.n_vocab, d]);
+            m.add("decoder.positional_embedding", &[t.text_ctx, d]);
+            m.linear("decoder.ln", &[d]);
+            m
+        }
+
+        fn add(&mut self, name: &str, shape: &[usize]) {
+            let data = values(name, shape.iter().product());
+            self.0.insert(
+                name.to_owned(),
+                Values {
+                    shape: shape.to_vec(),
+                    data,
+                },
+            );
+        }
+
+        /// `{name}.weight` of `shape` and `{name}.bias` of `[shape[0]]`.
+        fn linear(&mut self, name: &str, shape: &[usize]) {
+            self.add(&format!("{name}.weight"), shape);
+            self.add(&format!("{name}.bias"), &shape[..1]);
+        }
+
+        fn attention(&mut self, name: &str, d: usize) {
+            for projection in ["query", "value", "out"] {
+                self.linear(&format!("{name}.{projection}"), &[d, d]);
+            }
+            self.add(&format!("{name}.key.weight"), &[d, d]);
+        }
+
+        pub(crate) fn get(&self, name: &str) -> &Values {
+            self.0
+                .get(name)
+                .unwrap_or_else(|| panic!("fixture has no `{name}`"))
+        }
+
+        /// The named tensors stacked along the first axis; absent ones (key biases) are zeros.
+        pub(crate) fn stack(&self, names: &[String]) -> Values {
+            let like = names
+                .iter()
+                .find_map(|n| self.0.get(n))
+                .expect("one stacked tensor exists");
+            let mut shape = like.shape.clone();
+            shape[0] *= names.len();
+            let mut data = Vec::new();
+            for name in names {
+                match self.0.get(name) {
+                    Some(v) => data.extend(&v.data),
+                    None => data.extend(std::iter::repeat(0.0).take(like.data.len())),
+                }
+            }
+            Values { shape, data }
+        }
+
+        /// `{prefix}.{query,key,value}.{leaf}` or any other projections.
+        pub(crate) fn stack_of(&self, prefix: &str, projections: &[&str], leaf: &str) -> Values {
+            let names: Vec<String> = projections
+                .iter()
+                .map(|p| format!("{prefix}.{p}.{leaf}"))
+                .collect();
+            self.stack(&names)
+        }
+    }
+
+    /// Every tensor of `w` under a canonical name, in a fixed order.
+    pub(crate) fn canonical(w: &WhisperWeights) -> Vec<(String, &Tensor)> {
+        let e = &w.encoder;
+        let mut out: Vec<(String, &Tensor)> = vec![
+            ("encoder.conv1.weight".into(), &e.conv1.weight),
+            ("encoder.conv1.bias".into(), &e.conv1.bias),
+            ("encoder.conv2.weight".into(), &e.conv2.weight),
+            ("encoder.conv2.bias".into(), &e.conv2.bias),
+            (
+                "encoder.positional_embedding".into(),
+                &e.positional_embedding,
+            ),
+        ];
+        for (i, b) in e.blocks.iter().enumerate() {
+            let p = format!("encoder.blocks.{i}");
+            self_attention(&mut out, &format!("{p}.attn"), &b.attn);
+            mlp(&mut out, &format!("{p}.mlp"), &b.mlp);
+        }
+        norm(&mut out, "encoder.ln_post", &e.ln_post);
+        let dec = &w.decoder;
+        out.push(("decoder.token_embedding".into(), &dec.token_embedding));
+        out.push((
+            "decoder.positional_embedding".into(),
+            &dec.positional_embedding,
+        ));
+        for (i, b) in dec.blocks.iter().enumerate() {
+            let p = format!("decoder.blocks.{i}");
+            self_attention(&mut out, &format!("{p}.attn"), &b.attn);
+            let c = &b.cross_attn;
+            norm(&mut out, &format!("{p}.cross_attn.ln"), &c.ln);
+            linear(&mut out, &format!("{p}.cross_attn.query"), &c.query);
+            linear(&mut out, &format!("{p}.cross_attn.kv"), &c.kv);
+            linear(&mut out, &format!("{p}.cross_attn.out"), &c.out);
+            mlp(&mut out, &format!("{p}.mlp"), &b.mlp);
+        }
+        norm(&mut out, "decoder.ln", &dec.ln);
+        out
+    }
+
+    fn self_attention<'a>(out: &mut Vec<(String, &'a Tensor)>, p: &str, a: &'a SelfAttention) {
+        norm(out, &format!("{p}.ln"), &a.ln);
+        linear(out, &format!("{p}.qkv"), &a.qkv);
+        linear(out, &format!("{p}.out"), &a.out);
+    }
+
+    fn mlp<'a>(out: &mut Vec<(String, &'a Tensor)>, p: &str, m: &'a Mlp) {
+        norm(out, &format!("{p}.ln"), &m.ln);
+        linear(out, &format!("{p}.fc1"), &m.fc1);
+        linear(out, &format!("{p}.fc2"), &m.fc2);
+    }
+
+    fn linear<'a>(out: &mut Vec<(String, &'a Tensor)>, p: &str, l: &'a Linear) {
+        out.push((format!("{p}.weight"), &l.weight));
+        let bias = l.bias.as_ref().expect("every Whisper linear has a bias");
+        out.push((format!("{p}.bias"), bias));
+    }
+
+    fn norm<'a>(out: &mut Vec<(String, &'a Tensor)>, p: &str, n: &'a LayerNorm) {
+        out.push((format!("{p}.weight"), &n.weight));
+        out.push((format!("{p}.bias"), &n.bias));
+    }
+
+    /// What [`canonical`] must yield for a model built from `o`, in the same order.
+    pub(crate) fn expected(o: &OpenAi, t: &Tiny) -> Vec<(String, Values)> {
+        let mut out = Vec::new();
+        let copy = |out: &mut Vec<(String, Values)>, canonical: String, openai: &str| {
+            out.push((canonical, o.get(openai).clone()));
+        };
+        for name in ["conv1.weight", "conv1.bias", "conv2.weight", "conv2.bias"] {
+            copy(
+                &mut out,
+                format!("encoder.{name}"),
+                &format!("encoder.{name}"),
+            );
+        }
+        copy(
+            &mut out,
+            "encoder.positional_embedding".into(),
+            "encoder.positional_embedding",
+        );
+        for i in 0..t.enc_layers {
+            expected_block(&mut out, o, &format!("encoder.blocks.{i}"), false);
+        }
+        copy(
+            &mut out,
+            "encoder.ln_post.weight".into(),
+            "encoder.ln_post.weight",
+        );
+        copy(
+            &mut out,
+            "encoder.ln_post.bias".into(),
+            "encoder.ln_post.bias",
+        );
+        copy(
+            &mut out,
+            "decoder.token_embedding".into(),
+            "decoder.token_embedding.weight",
+        );
+        copy(
+            &mut out,
+            "decoder.positional_embedding".into(),
+            "decoder.positional_embedding",
+        );
+        for i in 0..t.dec_layers {
+            expected_block(&mut out, o, &format!("decoder.blocks.{i}"), true);
+        }
+        copy(&mut out, "decoder.ln.weight".into(), "decoder.ln.weight");
+        copy(&mut out, "decoder.ln.bias".into(), "decoder.ln.bias");
+        out
+    }
+
+    fn expected_block(out: &mut Vec<(String, Values)>, o: &OpenAi, b: &str, cross: bool) {
+        let mut put = |canonical: &str, v: Values| out.push((format!("{b}.{canonical}"), v));
+        let get = |openai: &str| o.get(&format!("{b}.{openai}")).clone();
+        let qkv = ["query", "key", "value"];
+        put("attn.ln.weight", get("attn_ln.weight"));
+        put("attn.ln.bias", get("attn_ln.bias"));
+        put(
+            "attn.qkv.weight",
+            o.stack_of(&format!("{b}.attn"), &qkv, "weight"),
+        );
+        put(
+            "attn.qkv.bias",
+            o.stack_of(&format!("{b}.attn"), &qkv, "bias"),
+        );
+        put("attn.out.weight", get("attn.out.weight"));
+        put("attn.out.bias", get("attn.out.bias"));
+        if cross {
+            let kv = ["key", "value"];
+            put("cross_attn.ln.weight", get("cross_attn_ln.weight"));
+            put("cross_attn.ln.bias", get("cross_attn_ln.bias"));
+            put("cross_attn.query.weight", get("cross_attn.query.weight"));
+            put("cross_attn.query.bias", get("cross_attn.query.bias"));
+            put(
+                "cross_attn.kv.weight",
+                o.stack_of(&format!("{b}.cross_attn"), &kv, "weight"),
+            );
+            put(
+                "cross_attn.kv.bias",
+                o.stack_of(&format!("{b}.cross_attn"), &kv, "bias"),
+            );
+            put("cross_attn.out.weight", get("cross_attn.out.weight"));
+            put("cross_attn.out.bias", get("cross_attn.out.bias"));
+        }
+        put("mlp.ln.weight", get("mlp_ln.weight"));
+        put("mlp.ln.bias", get("mlp_ln.bias"));
+        put("mlp.fc1.weight", get("mlp.0.weight"));
+        put("mlp.fc1.bias", get("mlp.0.bias"));
+        put("mlp.fc2.weight", get("mlp.2.weight"));
+        put("mlp.fc2.bias", get("mlp.2.bias"));
+    }
+
+    pub(crate) fn to_values(t: &Tensor) -> Values {
+        let shape = t.size().iter().map(|&d| d as usize).collect();
+        let data = Vec::<f32>::try_from(t.to_kind(Kind::Float).reshape([-1])).expect("float data");
+        Values { shape, data }
+    }
+
+    /// Asserts `w` holds exactly the numbers of the OpenAI-named fixture for `t`.
+    pub(crate) fn assert_weights_match(w: &WhisperWeights, t: &Tiny) {
+        assert_eq!(w.dims, t.dims());
+        let actual = canonical(w);
+        let expected = expected(&OpenAi::new(t), t);
+        assert_eq!(actual.len(), expected.len(), "tensor count");
+        for ((name, tensor), (expected_name, values)) in actual.iter().zip(&expected) {
+            assert_eq!(name, expected_name);
+            assert_eq!(&to_values(tensor), values, "tensor {name}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixtures::{canonical, Tiny};
+    use super::*;
+    use crate::whisper::{ct2, hf};
+    use tempfile::TempDir;
+
+    fn ct2_dir(t: &Tiny) -> TempDir {
+        let dir = TempDir::new().unwrap();
+        ct2::testing::write_model_dir(dir.path(), t, &|_| DType::F16);
+        dir
+    }
+
+    fn hf_dir(t: &Tiny) -> TempDir {
+        let dir = TempDir::new().unwrap();
+        hf::testing::write_model_dir(dir.path(), t, DType::F32, "model.");
+        dir
+    }
+
+    #[test]
+    fn detects_each_layout_by_its_files() {
+        let ct2 = ct2_dir(&Tiny::SMALL);
+        assert_eq!(detect_layout(ct2.path()).unwrap(), Layout::CTranslate2);
+        let hf = hf_dir(&Tiny::SMALL);
+        assert_eq!(detect_layout(hf.path()).unwrap(), Layout::HuggingFace);
+    }
+
+    #[test]
+    fn empty_directory_names_what_it_expected() {
+        let dir = TempDir::new().unwrap();
+        let err = detect_layout(dir.path()).unwrap_err();
+        assert!(matches!(err, LoadError::NoModel { .. }), "{err}");
+        let message = err.to_string();
+        assert!(
+            message.contains(&dir.path().display().to_string()),
+            "{message}"
+        );
+        assert!(message.contains("model.bin") && message.contains("model.safetensors"));
+    }
+
+    #[test]
+    fn pickle_checkpoints_are_refused_by_name() {
+        let dir = TempDir::new().unwrap();
+        std::fs::write(dir.path().join("pytorch_model.bin"), b"not really").unwrap();
+        let err = load_weights(dir.path(), &LoadOptions::default()).unwrap_err();
+        assert!(matches!(err, LoadError::PickleUnsupported { .. }), "{err}");
+        assert!(err.to_string().contains("pytorch_model.bin"));
+    }
+
+    #[test]
+    fn a_file_or_a_missing_path_is_not_a_model_directory() {
+        let dir = TempDir::new().unwrap();
+        let file = dir.path().join("model.bin");
+        std::fs::write(&file, b"").unwrap();
+        assert!(matches!(
+            detect_layout(&file),
+            Err(LoadError::NotADirectory { .. })
+        ));
+        let gone = dir.path().join("nowhere");
+        let err = detect_layout(&gone).unwrap_err();
+        assert!(matches!(err, LoadError::Io { .. }) && err.to_string().contains("nowhere"));
+    }
+
+    #[test]
+    fn integer_kinds_are_refused_before_reading_anything() {
+        let dir = ct2_dir(&Tiny::SMALL);
+        let opts = LoadOptions {
+            kind: Kind::Int64,
+            ..LoadOptions::default()
+        };
+        let err = load_weights(dir.path(), &opts).unwrap_err();
+        assert!(matches!(err, LoadError::UnsupportedKind { .. }), "{err}");
+    }
+
+    #[test]
+    fn ct2_and_hf_files_with_the_same_numbers_load_identically() {
+        for t in [Tiny::SMALL, Tiny::LARGE_V3_LIKE] {
+            let (a, b) = (ct2_dir(&t), hf_dir(&t));
+            let ct2 = load_weights(a.path(), &LoadOptions::default()).unwrap();
+            let hf = load_weights(b.path(), &LoadOptions::default()).unwrap();
+            assert_eq!(ct2.weights.dims, hf.weights.dims);
+            let (x, y) = (canonical(&ct2.weights), canonical(&hf.weights));
+            assert_eq!(x.len(), y.len());
+            for ((name, p), (_, q)) in x.iter().zip(&y) {
+                assert_eq!(p.size(), q.size(), "{name}");
+                assert_eq!(p.kind(), q.kind(), "{name}");
+                assert!(p.equal(q), "{name} differs between the layouts");
+            }
+        }
+    }
+
+    #[test]
+    fn layers_are_counted_by_highest_index() {
+        let names = [
+            "enc/layer_0/a",
+            "enc/layer_1/b",
+            "enc/layer_10/c",
+            "enc/layer_x/d",
+            "dec/layer_3/a",
+        ];
+        assert_eq!(count_layers(names.into_iter(), "enc/layer_"), 11);
+        assert_eq!(count_layers(names.into_iter(), "dec/layer_"), 4);
+        assert_eq!(count_layers(names.into_iter(), "none/layer_"), 0);
+    }
+
+    #[test]
+    fn default_alignment_heads_are_the_last_half_of_the_decoder() {
+        let mut dims = Tiny::SMALL.dims();
+        dims.n_text_layer = 4;
+        dims.n_text_head = 2;
+        assert_eq!(
+            default_alignment_heads(&dims),
+            vec![(2, 0), (2, 1), (3, 0), (3, 1)]
+        );
+        assert_eq!(alignment_heads_or_default(Some(vec![]), &dims).len(), 4);
+        assert_eq!(
+            alignment_heads_or_default(Some(vec![(0, 1)]), &dims),
+            vec![(0, 1)]
+        );
+    }
+
+    #[test]
+    fn raw_tensors_refuse_data_not_matching_their_shape() {
+        let data = [0u8; 12];
+        assert!(RawTensor::new(&[3], DType::F32, &data).is_some());
+        assert!(RawTensor::new(&[2], DType::F32, &data).is_none());
+        assert!(RawTensor::new(&[usize::MAX, 2], DType::F32, &data).is_none());
+        assert_eq!(
+            RawTensor::new(&[], DType::I16, &[6, 0])
+                .unwrap()
+                .int_scalar(),
+            Some(6)
+        );
+        assert_eq!(
+            RawTensor::new(&[1], DType::I32, &[7, 0, 0, 0])
+                .unwrap()
+                .int_scalar(),
+            Some(7)
+        );
+        assert_eq!(
+            RawTensor::new(&[2], DType::I8, &[1, 2])
+                .unwrap()
+                .int_scalar(),
+            None
+        );
+    }
+
+    /// The real faster-whisper models, when this machine has them.
+    #[test]
+    fn real_models_load_with_their_known_dims() {
+        let Some(home) = std::env::var_os("HOME") else {
+            eprintln!("note: HOME unset, skipping the real-model check");
+            return;
+        };
+        let root = PathBuf::from(home).join(".local/share/whisper-dictation/models");
+        // (model, d, encoder+decoder layers, heads, vocab, mels)
+        for (model, d, layers, heads, vocab) in
+            [("base", 512, 6, 8, 51865), ("tiny.en", 384, 4, 6, 51864)]
+        {
+            let dir = root.join(model);
+            if !dir.join("model.bin").is_file() {
+                eprintln!("note: {} absent, skipping", dir.display());
+                continue;
+            }
+            let started = Instant::now();
+            let loaded = load_weights(&dir, &LoadOptions::default()).unwrap();
+            eprintln!("loaded {model} in {:?}", started.elapsed());
+            let dims = loaded.weights.dims;
+            let expected = ModelDims {
+                n_mels: 80,
+                n_vocab: vocab,
+                n_audio_ctx: 1500,
+                n_audio_state: d,
+                n_audio_head: heads,
+                n_audio_layer: layers,
+                n_text_ctx: 448,
+                n_text_state: d,
+                n_text_head: heads,
+                n_text_layer: layers,
+            };
+            assert_eq!(dims, expected, "{model}");
+            assert_eq!(loaded.layout, Layout::CTranslate2);
+            assert_eq!(loaded.weights.decoder.token_embedding.kind(), Kind::Float);
+            let generation = &loaded.generation;
+            assert!(!generation.suppress_ids.is_empty() && !generation.alignment_heads.is_empty());
+            assert!(
+                generation.suppress_ids_begin.contains(&220),
+                "{generation:?}"
+            );
+        }
+    }
+}
