@@ -36,6 +36,7 @@ impl ModelDims {
     /// Number of language tokens in the vocabulary (99, or 100 from large-v3 on, which adds
     /// Cantonese), as OpenAI's `Whisper.num_languages`.
     pub fn num_languages(&self) -> usize {
-        self.n_vocab - 51765 - usize::from(self.is_multilingual())
+        self.n_vocab
+            .saturating_sub(51765 + usize::from(self.is_multilingual()))
     }
 }

@@ -880,7 +880,7 @@ fn dequantize(q: &Tensor, scale: &RawTensor<'_>) -> Result<Tensor, TchError> {
         vec![1; rank.max(1)]
     } else {
         std::iter::once(-1)
-            .chain(std::iter::repeat(1).take(rank.saturating_sub(1)))
+            .chain(std::iter::repeat_n(1, rank.saturating_sub(1)))
             .collect()
     };
     q.f_to_kind(Kind::Float)?
@@ -1304,7 +1304,7 @@ pub(crate) mod fixtures {
             for name in names {
                 match self.0.get(name) {
                     Some(v) => data.extend(&v.data),
-                    None => data.extend(std::iter::repeat(0.0).take(like.data.len())),
+                    None => data.extend(std::iter::repeat_n(0.0, like.data.len())),
                 }
             }
             Values { shape, data }

@@ -1,11 +1,23 @@
 //! The Whisper speech-recognition engine on libtorch: model files → weights, audio → log-mel,
 //! encoder/decoder forward passes with key-value caches, decoding, and the one entry point that
-//! turns audio into segments.
+//! turns audio into segments ([`Engine`]).
 
 pub mod ct2;
+pub mod decode;
 pub mod dims;
+pub mod engine;
 pub mod hf;
 pub mod loader;
 pub mod mel;
+pub mod model;
+pub mod params;
+pub mod rules;
+pub mod search;
 pub mod tokenizer;
+pub mod transcribe;
 pub mod weights;
+
+pub use engine::{Engine, EngineError};
+pub use loader::{Layout, LoadError, LoadOptions};
+pub use params::{SuppressTokens, Task, TranscribeParams};
+pub use transcribe::{Segment, Timings, TranscribeError, Transcript};

@@ -1,0 +1,365 @@
+//! The Whisper network's forward passes on libtorch: the audio encoder, and the text decoder
+//! with key-value caches for self-attention (grown one token at a time, never re-fed) and
+//! cross-attention (computed once per audio window). The weights are immutable and shared;
+//! everything that changes during decoding lives in [`DecoderState`], owned by the caller.
+//!
+//! Every tensor operation is the fallible `f_` form so that a device failure (an unsupported
+//! operation on MPS, out-of-memory on a GPU) surfaces as a [`ModelError`] the device manager can
+//! act on, instead of a panic.
+
+use super::dims::ModelDims;
+use super::weights::{
+    Conv1d, CrossAttention, DecoderBlock, EncoderBlock, LayerNorm, Linear, Mlp, SelfAttention,
+    WhisperWeights,
+};
+use tch::{Device, Kind, TchError, Tensor};
+
+/// OpenAI's layer-norm epsilon.
+const LN_EPS: f64 = 1e-5;
+
+/// A failure inside a forward pass, with the operation that failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    #[error("{stage}: {source}")]
+    Torch {
+        stage: &'static str,
+        #[source]
+        source: TchError,
+    },
+    #[error("the mel input has shape {actual:?}, expected [batch, {n_mels}, frames] with frames even and at most {max_frames}")]
+    MelShape {
+        actual: Vec<i64>,
+        n_mels: usize,
+        max_frames: usize,
+    },
+    #[error("{requested} text positions requested, the model has {n_text_ctx}")]
+    TextContextExceeded { requested: usize, n_text_ctx: usize },
+}
+
+type Result<T> = std::result::Result<T, ModelError>;
+
+/// Attaches the stage name to a libtorch error.
+trait Stage<T> {
+    fn stage(self, stage: &'static str) -> Result<T>;
+}
+
+impl<T> Stage<T> for std::result::Result<T, TchError> {
+    fn stage(self, stage: &'static str) -> Result<T> {
+        self.map_err(|source| ModelError::Torch { stage, source })
+    }
+}
+
+/// A loaded Whisper model: immutable weights on one device, in one floating-point kind.
+#[derive(Debug)]
+pub struct Whisper {
+    weights: WhisperWeights,
+    device: Device,
+    kind: Kind,
+}
+
+/// Per-call decoder state: cross-attention keys/values of the current audio window, and the
+/// self-attention cache of the tokens decoded so far (one row per beam / sequence).
+pub struct DecoderState {
+    cross: Vec<(Tensor, Tensor)>,
+    self_kv: Vec<(Tensor, Tensor)>,
+    /// Number of text positions already in `self_kv`.
+    len: usize,
+}
+
+impl DecoderState {
+    /// Text positions consumed so far.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Keeps the rows named by `indices` (beam search reordering); the self-attention cache of
+    /// row `i` becomes a copy of the old row `indices[i]`. The row count must stay the same: the
+    /// cross-attention cache is shared by all rows of one audio window.
+    pub fn reorder(&mut self, indices: &[i64]) -> Result<()> {
+        let Some((first, _)) = self.self_kv.first() else {
+            return Ok(());
+        };
+        let idx = Tensor::from_slice(indices).to_device(first.device());
+        for (k, v) in &mut self.self_kv {
+            *k = k.f_index_select(0, &idx).stage("reorder cache")?;
+            *v = v.f_index_select(0, &idx).stage("reorder cache")?;
+        }
+        Ok(())
+    }
+}
+
+impl Whisper {
+    pub fn new(weights: WhisperWeights, device: Device, kind: Kind) -> Self {
+        Self {
+            weights,
+            device,
+            kind,
+        }
+    }
+
+    pub fn dims(&self) -> &ModelDims {
+        &self.weights.dims
+    }
+
+    pub fn device(&self) -> Device {
+        self.device
+    }
+
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    /// Encodes log-mel frames `[batch, n_mels, frames]` (any float kind, any device) into audio
+    /// features `[batch, frames / 2, n_audio_state]`. `frames` is normally 3000 (30 s); fewer
+    /// frames encode a shorter context with the leading positional embeddings.
+    pub fn encode(&self, mel: &Tensor) -> Result<Tensor> {
+        let dims = &self.weights.dims;
+        let size = mel.size();
+        let max_frames = 2 * dims.n_audio_ctx;
+        let shape_ok = size.len() == 3
+            && size[1] as usize == dims.n_mels
+            && size[2] > 0
+            && size[2] % 2 == 0
+            && size[2] as usize <= max_frames;
+        if !shape_ok {
+            return Err(ModelError::MelShape {
+                actual: size,
+                n_mels: dims.n_mels,
+                max_frames,
+            });
+        }
+        let enc = &self.weights.encoder;
+        let x = mel
+            .f_to_device(self.device)
+            .and_then(|x| x.f_to_kind(self.kind))
+            .stage("move mel to device")?;
+        let x = conv1d(&x, &enc.conv1, 1)?
+            .f_gelu("none")
+            .stage("encoder conv1")?;
+        let x = conv1d(&x, &enc.conv2, 2)?
+            .f_gelu("none")
+            .stage("encoder conv2")?;
+        let x = x.f_permute([0, 2, 1]).stage("encoder permute")?;
+        let n_ctx = x.size()[1];
+        let pos = enc
+            .positional_embedding
+            .f_narrow(0, 0, n_ctx)
+            .stage("encoder positions")?;
+        let mut x = x.f_add(&pos).stage("encoder positions")?;
+        for block in &enc.blocks {
+            x = encoder_block(&x, block, dims.n_audio_head)?;
+        }
+        layer_norm(&x, &enc.ln_post, "encoder ln_post")
+    }
+
+    /// Prepares decoding against `audio_features` (`[1 or batch, ctx, d]`) for `rows` parallel
+    /// sequences: computes the cross-attention keys/values once and an empty self-attention cache.
+    pub fn start_decoding(&self, audio_features: &Tensor, rows: usize) -> Result<DecoderState> {
+        let dims = &self.weights.dims;
+        let heads = dims.n_text_head;
+        let mut cross = Vec::with_capacity(dims.n_text_layer);
+        for block in &self.weights.decoder.blocks {
+            let kv = linear(audio_features, &block.cross_attn.kv, "cross-attention kv")?;
+            let parts = kv.f_chunk(2, -1).stage("cross-attention kv")?;
+            let k = split_heads(&parts[0], heads)?;
+            let v = split_heads(&parts[1], heads)?;
+            let (mut ks, mut vs) = (k.size(), v.size());
+            ks[0] = rows as i64;
+            vs[0] = rows as i64;
+            cross.push((
+                k.f_expand(&ks, false).stage("cross-attention kv")?,
+                v.f_expand(&vs, false).stage("cross-attention kv")?,
+            ));
+        }
+        let head_dim = (dims.n_text_state / heads) as i64;
+        let empty = Tensor::f_zeros(
+            [rows as i64, heads as i64, 0, head_dim],
+            (self.kind, self.device),
+        )
+        .stage("allocate decoder cache")?;
+        let self_kv = (0..dims.n_text_layer)
+            .map(|_| (empty.shallow_clone(), empty.shallow_clone()))
+            .collect();
+        Ok(DecoderState {
+            cross,
+            self_kv,
+            len: 0,
+        })
+    }
+
+    /// Feeds `tokens` (`[rows, n]`, token ids) after what `state` has seen; returns the final
+    /// hidden states `[rows, n, n_text_state]` (after the last layer norm). Use [`Self::logits`]
+    /// on the positions whose next-token distribution is needed.
+    pub fn decode(&self, tokens: &Tensor, state: &mut DecoderState) -> Result<Tensor> {
+        let dims = &self.weights.dims;
+        let dec = &self.weights.decoder;
+        let n = tokens.size()[1] as usize;
+        let offset = state.len;
+        if offset + n > dims.n_text_ctx {
+            return Err(ModelError::TextContextExceeded {
+                requested: offset + n,
+                n_text_ctx: dims.n_text_ctx,
+            });
+        }
+        let tokens = tokens.f_to_device(self.device).stage("move tokens")?;
+        let x = dec
+            .token_embedding
+            .f_index_select(0, &tokens.f_flatten(0, -1).stage("token embedding")?)
+            .stage("token embedding")?;
+        let x = x
+            .f_view([tokens.size()[0], n as i64, dims.n_text_state as i64])
+            .stage("token embedding")?;
+        let pos = dec
+            .positional_embedding
+            .f_narrow(0, offset as i64, n as i64)
+            .stage("decoder positions")?;
+        let mut x = x.f_add(&pos).stage("decoder positions")?;
+        for (i, block) in dec.blocks.iter().enumerate() {
+            x = decoder_block(&x, block, dims.n_text_head, state, i)?;
+        }
+        state.len += n;
+        layer_norm(&x, &dec.ln, "decoder ln")
+    }
+
+    /// Next-token logits (float32) for hidden states `[.., n_text_state]`: the tied output
+    /// projection against the token embedding.
+    pub fn logits(&self, hidden: &Tensor) -> Result<Tensor> {
+        // `linear` multiplies by the transposed embedding in place; `matmul` with `.tr()` would
+        // copy the whole [n_vocab, d] table on every step.
+        hidden
+            .f_linear(&self.weights.decoder.token_embedding, None::<Tensor>)
+            .and_then(|l| l.f_to_kind(Kind::Float))
+            .stage("logits")
+    }
+}
+
+fn conv1d(x: &Tensor, conv: &Conv1d, stride: i64) -> Result<Tensor> {
+    x.f_conv1d(&conv.weight, Some(&conv.bias), [stride], [1], [1], 1)
+        .stage("conv1d")
+}
+
+fn linear(x: &Tensor, layer: &Linear, stage: &'static str) -> Result<Tensor> {
+    x.f_linear(&layer.weight, layer.bias.as_ref()).stage(stage)
+}
+
+fn layer_norm(x: &Tensor, ln: &LayerNorm, stage: &'static str) -> Result<Tensor> {
+    let d = ln.weight.size()[0];
+    x.f_layer_norm([d], Some(&ln.weight), Some(&ln.bias), LN_EPS, true)
+        .stage(stage)
+}
+
+/// `[b, t, h·hd]` → `[b, h, t, hd]`
+fn split_heads(x: &Tensor, heads: usize) -> Result<Tensor> {
+    let s = x.size();
+    x.f_view([s[0], s[1], heads as i64, s[2] / heads as i64])
+        .and_then(|x| x.f_transpose(1, 2))
+        .stage("split heads")
+}
+
+/// `[b, h, t, hd]` → `[b, t, h·hd]`
+fn merge_heads(x: &Tensor) -> Result<Tensor> {
+    let s = x.size();
+    x.f_transpose(1, 2)
+        .and_then(|x| x.f_reshape([s[0], s[2], s[1] * s[3]]))
+        .stage("merge heads")
+}
+
+/// Softmax attention; Whisper's q·k scaling by `head_dim^-0.25` on each side is the usual
+/// `1/sqrt(head_dim)` scale, which `scaled_dot_product_attention` applies.
+fn attention(q: &Tensor, k: &Tensor, v: &Tensor, causal: bool) -> Result<Tensor> {
+    Tensor::f_scaled_dot_product_attention(q, k, v, None::<Tensor>, 0.0, causal, None, false)
+        .stage("attention")
+}
+
+fn qkv_heads(x: &Tensor, attn: &SelfAttention, heads: usize) -> Result<[Tensor; 3]> {
+    let qkv = linear(x, &attn.qkv, "self-attention qkv")?;
+    let parts = qkv.f_chunk(3, -1).stage("self-attention qkv")?;
+    Ok([
+        split_heads(&parts[0], heads)?,
+        split_heads(&parts[1], heads)?,
+        split_heads(&parts[2], heads)?,
+    ])
+}
+
+fn mlp(x: &Tensor, mlp: &Mlp) -> Result<Tensor> {
+    let h = layer_norm(x, &mlp.ln, "mlp ln")?;
+    let h = linear(&h, &mlp.fc1, "mlp fc1")?
+        .f_gelu("none")
+        .stage("mlp gelu")?;
+    let h = linear(&h, &mlp.fc2, "mlp fc2")?;
+    x.f_add(&h).stage("mlp residual")
+}
+
+fn encoder_block(x: &Tensor, block: &EncoderBlock, heads: usize) -> Result<Tensor> {
+    let h = layer_norm(x, &block.attn.ln, "encoder attn ln")?;
+    let [q, k, v] = qkv_heads(&h, &block.attn, heads)?;
+    let a = merge_heads(&attention(&q, &k, &v, false)?)?;
+    let a = linear(&a, &block.attn.out, "encoder attn out")?;
+    let x = x.f_add(&a).stage("encoder attn residual")?;
+    mlp(&x, &block.mlp)
+}
+
+fn decoder_block(
+    x: &Tensor,
+    block: &DecoderBlock,
+    heads: usize,
+    state: &mut DecoderState,
+    layer: usize,
+) -> Result<Tensor> {
+    let x = self_attention_cached(x, &block.attn, heads, state, layer)?;
+    let x = cross_attention(&x, &block.cross_attn, heads, &state.cross[layer])?;
+    mlp(&x, &block.mlp)
+}
+
+fn self_attention_cached(
+    x: &Tensor,
+    attn: &SelfAttention,
+    heads: usize,
+    state: &mut DecoderState,
+    layer: usize,
+) -> Result<Tensor> {
+    let h = layer_norm(x, &attn.ln, "decoder attn ln")?;
+    let [q, k, v] = qkv_heads(&h, attn, heads)?;
+    let (past_k, past_v) = &state.self_kv[layer];
+    let k = Tensor::f_cat(&[past_k, &k], 2).stage("self-attention cache")?;
+    let v = Tensor::f_cat(&[past_v, &v], 2).stage("self-attention cache")?;
+    let n = q.size()[2];
+    let a = if n == 1 || state.len == 0 {
+        // A single new token sees everything; a first chunk is a plain causal square.
+        attention(&q, &k, &v, n > 1)?
+    } else {
+        let mask = causal_mask_after(state.len as i64, n, q.device())?;
+        Tensor::f_scaled_dot_product_attention(&q, &k, &v, Some(&mask), 0.0, false, None, false)
+            .stage("attention")?
+    };
+    state.self_kv[layer] = (k, v);
+    let a = linear(&merge_heads(&a)?, &attn.out, "decoder attn out")?;
+    x.f_add(&a).stage("decoder attn residual")
+}
+
+/// Boolean mask `[n, past + n]` letting new token `i` see the past and new tokens `0..=i`.
+fn causal_mask_after(past: i64, n: i64, device: Device) -> Result<Tensor> {
+    let cols = Tensor::f_arange(past + n, (Kind::Int64, device)).stage("mask")?;
+    let rows = Tensor::f_arange(n, (Kind::Int64, device))
+        .and_then(|r| r.f_add_scalar(past))
+        .and_then(|r| r.f_unsqueeze(1))
+        .stage("mask")?;
+    cols.f_le_tensor(&rows).stage("mask")
+}
+
+fn cross_attention(
+    x: &Tensor,
+    attn: &CrossAttention,
+    heads: usize,
+    (k, v): &(Tensor, Tensor),
+) -> Result<Tensor> {
+    let h = layer_norm(x, &attn.ln, "cross-attention ln")?;
+    let q = split_heads(&linear(&h, &attn.query, "cross-attention query")?, heads)?;
+    let a = merge_heads(&attention(&q, k, v, false)?)?;
+    let a = linear(&a, &attn.out, "cross-attention out")?;
+    x.f_add(&a).stage("cross-attention residual")
+}

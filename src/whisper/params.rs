@@ -1,0 +1,107 @@
+//! Everything a transcription call can be told, in one struct with OpenAI's defaults
+//! (`whisper/transcribe.py` `transcribe()` and `whisper/decoding.py` `DecodingOptions`).
+
+use serde::{Deserialize, Serialize};
+
+/// Transcribe in the spoken language, or translate into English.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Task {
+    #[default]
+    Transcribe,
+    Translate,
+}
+
+/// Which tokens are never sampled (OpenAI `suppress_tokens`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum SuppressTokens {
+    /// OpenAI's `"-1"`: the model's `suppress_ids` (non-speech symbols such as `♪`, `[`, `(`),
+    /// or, when the model does not list them, the same set computed from the tokenizer.
+    #[default]
+    ModelDefault,
+    /// Only these ids (plus the special tokens that are always suppressed).
+    Only(Vec<u32>),
+    /// The model default plus these ids.
+    DefaultAnd(Vec<u32>),
+}
+
+/// Parameters of one call to [`crate::whisper::Engine::transcribe`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TranscribeParams {
+    /// Spoken language as a code (`"pl"`, `"en"`) or English name; `None` detects it from the
+    /// first 30 s. English-only models always use English.
+    pub language: Option<String>,
+    /// When detecting, choose only among these languages (e.g. `["pl", "en"]`); empty = all.
+    /// Short Polish clips are otherwise often detected as English.
+    pub detect_among: Vec<String>,
+    /// Transcribe, or translate into English.
+    pub task: Task,
+    /// Temperatures tried in order while a window's result fails the thresholds below
+    /// (OpenAI: 0.0, 0.2, … 1.0). The first is used alone when the list has one element.
+    pub temperatures: Vec<f32>,
+    /// Beam search width at temperature 0; `None` = greedy (OpenAI's library default).
+    pub beam_size: Option<usize>,
+    /// Beam search patience (OpenAI: `None` = 1.0): stop after `beam_size × patience` endings.
+    pub patience: Option<f32>,
+    /// Sampled candidates per window at temperature > 0 (OpenAI `best_of`, `None` = 1).
+    pub best_of: Option<usize>,
+    /// Ranking: `None` divides the log-probability by the length, `Some(α)` uses Google NMT's
+    /// `((5 + len) / 6)^α`.
+    pub length_penalty: Option<f32>,
+    /// A window whose text compresses better than this (gzip ratio) is repetitive: retry hotter.
+    pub compression_ratio_threshold: Option<f32>,
+    /// A window whose average token log-probability is below this is unreliable: retry hotter.
+    pub logprob_threshold: Option<f32>,
+    /// A window with a no-speech probability above this and a low log-probability is silence:
+    /// it yields no text (the defence against "Thank you." on silence).
+    pub no_speech_threshold: Option<f32>,
+    /// Feed the previous window's text as the prompt of the next (consistency across windows).
+    pub condition_on_previous_text: bool,
+    /// Above this temperature the prompt is reset (OpenAI: 0.5).
+    pub prompt_reset_on_temperature: f32,
+    /// Text that primes the first window: custom vocabulary, names, style.
+    pub initial_prompt: Option<String>,
+    /// Text forced at the start of the first window's output.
+    pub prefix: Option<String>,
+    /// Tokens never sampled.
+    pub suppress_tokens: SuppressTokens,
+    /// Forbid a blank or EOT as the first sampled token.
+    pub suppress_blank: bool,
+    /// Sample text only; windows then advance by a whole 30 s.
+    pub without_timestamps: bool,
+    /// Latest allowed first timestamp in seconds (OpenAI: 1.0).
+    pub max_initial_timestamp: Option<f32>,
+    /// Maximum tokens sampled per window (`None` = half the text context, 224).
+    pub sample_len: Option<usize>,
+    /// Seed of the sampler used at temperature > 0, so results are reproducible.
+    pub seed: u64,
+}
+
+impl Default for TranscribeParams {
+    fn default() -> Self {
+        Self {
+            language: None,
+            detect_among: Vec::new(),
+            task: Task::Transcribe,
+            temperatures: vec![0.0, 0.2, 0.4, 0.6, 0.8, 1.0],
+            beam_size: None,
+            patience: None,
+            best_of: None,
+            length_penalty: None,
+            compression_ratio_threshold: Some(2.4),
+            logprob_threshold: Some(-1.0),
+            no_speech_threshold: Some(0.6),
+            condition_on_previous_text: true,
+            prompt_reset_on_temperature: 0.5,
+            initial_prompt: None,
+            prefix: None,
+            suppress_tokens: SuppressTokens::ModelDefault,
+            suppress_blank: true,
+            without_timestamps: false,
+            max_initial_timestamp: Some(1.0),
+            sample_len: None,
+            seed: 0,
+        }
+    }
+}

@@ -1,0 +1,453 @@
+//! Audio of any length → segments, as OpenAI's `whisper/transcribe.py`: log-mel once, then
+//! window by window (30 s), seeking by the last timestamp the model emitted; per window a
+//! temperature fallback when the text is repetitive or unlikely; silent windows skipped through
+//! the no-speech probability; the previous window's text as the next window's prompt.
+
+use super::decode::{decode_window, detect_language, WindowOptions, WindowResult};
+use super::loader::GenerationConfig;
+use super::mel::{log_mel_spectrogram, LogMel, HOP_LENGTH, N_FRAMES, SAMPLE_RATE};
+use super::model::{ModelError, Whisper};
+use super::params::{SuppressTokens, Task, TranscribeParams};
+use super::rules::TIME_PRECISION;
+use super::tokenizer::{self, Tokenizer};
+use serde::Serialize;
+use std::time::{Duration, Instant};
+use tch::{Kind, Tensor};
+
+/// Mel frames per encoder position (the second convolution has stride 2).
+const INPUT_STRIDE: usize = 2;
+
+#[derive(Debug, thiserror::Error)]
+pub enum TranscribeError {
+    #[error("unknown language '{0}' (use a code such as pl or en, or an English name)")]
+    UnknownLanguage(String),
+    #[error("the model is English-only; language '{0}' and translation are not available (choose a multilingual model)")]
+    EnglishOnlyModel(String),
+    #[error("the model has no token for language '{0}'")]
+    LanguageNotInModel(String),
+    #[error("the temperature list is empty")]
+    NoTemperatures,
+    #[error(transparent)]
+    Model(#[from] ModelError),
+}
+
+/// One stretch of text with its time span.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Segment {
+    /// First mel frame of the window this segment came from.
+    pub seek: usize,
+    pub start: f32,
+    pub end: f32,
+    pub text: String,
+    pub tokens: Vec<u32>,
+    pub temperature: f32,
+    pub avg_logprob: f32,
+    pub compression_ratio: f32,
+    pub no_speech_prob: f32,
+}
+
+/// Where the time went.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Timings {
+    pub mel: Duration,
+    pub encode: Duration,
+    pub decode: Duration,
+    /// 30 s windows decoded, and decoding attempts including temperature fallbacks.
+    pub windows: usize,
+    pub attempts: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Transcript {
+    pub text: String,
+    pub segments: Vec<Segment>,
+    /// Language code used (given or detected).
+    pub language: String,
+    /// Probability of the detected language (`None` when it was given).
+    pub language_probability: Option<f32>,
+    /// Audio length in seconds.
+    pub duration: f32,
+    pub timings: Timings,
+}
+
+/// Transcribes 16 kHz mono samples.
+pub fn transcribe(
+    model: &Whisper,
+    tokenizer: &Tokenizer,
+    generation: &GenerationConfig,
+    samples: &[f32],
+    params: &TranscribeParams,
+) -> Result<Transcript, TranscribeError> {
+    if params.temperatures.is_empty() {
+        return Err(TranscribeError::NoTemperatures);
+    }
+    let _no_grad = tch::no_grad_guard();
+    let mut timings = Timings::default();
+    let started = Instant::now();
+    let mel = log_mel_spectrogram(samples, model.dims().n_mels);
+    timings.mel = started.elapsed();
+
+    let content_frames = mel.n_frames;
+    let first_window = encode_window(model, &mel, 0, content_frames, &mut timings)?;
+    let (language, language_probability) =
+        resolve_language(model, tokenizer, params, first_window.as_ref())?;
+    let language_token = match &language {
+        Some(code) => Some(
+            tokenizer
+                .specials()
+                .language(code)
+                .ok_or_else(|| TranscribeError::LanguageNotInModel(code.clone()))?,
+        ),
+        None => None,
+    };
+
+    let base = base_window_options(tokenizer, generation, params, language_token);
+    let initial_prompt = match &params.initial_prompt {
+        Some(p) if !p.trim().is_empty() => tokenizer.encode(&format!(" {}", p.trim())),
+        _ => Vec::new(),
+    };
+    let mut all_tokens: Vec<u32> = initial_prompt.clone();
+    let mut prompt_reset_since = 0;
+    let mut segments = Vec::new();
+    let mut seek = 0;
+    let mut cached_first = first_window;
+    while seek < content_frames {
+        let segment_size = N_FRAMES.min(content_frames - seek);
+        let features = match (seek, cached_first.take()) {
+            (0, Some(f)) => f,
+            _ => encode_window(model, &mel, seek, content_frames, &mut timings)?
+                .expect("a window inside the content exists"),
+        };
+        let mut opts = base.clone();
+        opts.prompt = all_tokens[prompt_reset_since..].to_vec();
+        if seek > 0 {
+            opts.prefix.clear();
+        }
+        let decode_started = Instant::now();
+        let result =
+            decode_with_fallback(model, tokenizer, &features, &opts, params, &mut timings)?;
+        timings.decode += decode_started.elapsed();
+        timings.windows += 1;
+
+        if is_silence(&result, params) {
+            seek += segment_size;
+            continue;
+        }
+        let (mut window_segments, next_seek) =
+            split_segments(tokenizer, &result, seek, segment_size);
+        for segment in &mut window_segments {
+            if segment.start == segment.end || segment.text.trim().is_empty() {
+                segment.text.clear();
+                segment.tokens.clear();
+            }
+        }
+        all_tokens.extend(
+            window_segments
+                .iter()
+                .flat_map(|s| s.tokens.iter().copied()),
+        );
+        segments.extend(window_segments.into_iter().filter(|s| !s.tokens.is_empty()));
+        // A window always moves forward, even if its last timestamp was 0.00.
+        seek = if next_seek > seek {
+            next_seek
+        } else {
+            seek + segment_size
+        };
+        if !params.condition_on_previous_text
+            || result.temperature > params.prompt_reset_on_temperature
+        {
+            prompt_reset_since = all_tokens.len();
+        }
+    }
+    let text = tokenizer.decode(&all_tokens[initial_prompt.len()..]);
+    Ok(Transcript {
+        text,
+        segments,
+        language: language.unwrap_or_else(|| "en".to_string()),
+        language_probability,
+        duration: samples.len() as f32 / SAMPLE_RATE as f32,
+        timings,
+    })
+}
+
+/// Encodes the window starting at mel frame `seek` (zero-padded to 30 s); `None` past the end.
+fn encode_window(
+    model: &Whisper,
+    mel: &LogMel,
+    seek: usize,
+    content_frames: usize,
+    timings: &mut Timings,
+) -> Result<Option<Tensor>, TranscribeError> {
+    if seek >= content_frames && seek > 0 {
+        return Ok(None);
+    }
+    let started = Instant::now();
+    let segment_size = N_FRAMES.min(content_frames - seek);
+    let window = mel.window(seek, segment_size);
+    let input = Tensor::from_slice(&window).view([1, mel.n_mels as i64, N_FRAMES as i64]);
+    let features = model.encode(&input.to_kind(Kind::Float))?;
+    timings.encode += started.elapsed();
+    Ok(Some(features))
+}
+
+/// The language to decode in: given, fixed for English-only models, or detected.
+fn resolve_language(
+    model: &Whisper,
+    tokenizer: &Tokenizer,
+    params: &TranscribeParams,
+    first_window: Option<&Tensor>,
+) -> Result<(Option<String>, Option<f32>), TranscribeError> {
+    let normalise = |name: &str| {
+        tokenizer::lookup_language(name)
+            .map(str::to_string)
+            .ok_or_else(|| TranscribeError::UnknownLanguage(name.to_string()))
+    };
+    if !tokenizer.is_multilingual() {
+        let asked = params.language.as_deref().map(normalise).transpose()?;
+        return match (asked.as_deref(), params.task) {
+            (Some(code), _) if code != "en" => Err(TranscribeError::EnglishOnlyModel(code.into())),
+            (_, Task::Translate) => Err(TranscribeError::EnglishOnlyModel("translate".into())),
+            _ => Ok((None, None)),
+        };
+    }
+    if let Some(name) = &params.language {
+        return Ok((Some(normalise(name)?), None));
+    }
+    let mut allowed = Vec::new();
+    for name in &params.detect_among {
+        let code = normalise(name)?;
+        let id = tokenizer
+            .specials()
+            .language(&code)
+            .ok_or(TranscribeError::LanguageNotInModel(code))?;
+        allowed.push(id);
+    }
+    let Some(features) = first_window else {
+        return Ok((Some("en".to_string()), None));
+    };
+    let probs = detect_language(model, tokenizer, features, &allowed)?;
+    let Some(&(id, p)) = probs.first() else {
+        return Ok((Some("en".to_string()), None));
+    };
+    let code = tokenizer.specials().language_code(id).unwrap_or("en");
+    Ok((Some(code.to_string()), Some(p)))
+}
+
+/// Window options shared by every window of a call.
+fn base_window_options(
+    tokenizer: &Tokenizer,
+    generation: &GenerationConfig,
+    params: &TranscribeParams,
+    language_token: Option<u32>,
+) -> WindowOptions {
+    let specials = tokenizer.specials();
+    let suppress_at_begin = if !params.suppress_blank {
+        Vec::new()
+    } else if generation.suppress_ids_begin.is_empty() {
+        let mut ids = tokenizer.encode(" ");
+        ids.push(specials.eot);
+        ids
+    } else {
+        generation.suppress_ids_begin.clone()
+    };
+    WindowOptions {
+        task: params.task,
+        language_token,
+        temperature: 0.0,
+        sample_len: params.sample_len.unwrap_or(224),
+        beam_size: params.beam_size,
+        patience: params.patience.unwrap_or(1.0),
+        best_of: params.best_of.unwrap_or(1),
+        length_penalty: params.length_penalty,
+        prompt: Vec::new(),
+        prefix: params
+            .prefix
+            .as_deref()
+            .map(|p| tokenizer.encode(&format!(" {}", p.trim())))
+            .unwrap_or_default(),
+        suppress: suppressed_tokens(tokenizer, generation, &params.suppress_tokens),
+        suppress_at_begin,
+        without_timestamps: params.without_timestamps,
+        max_initial_timestamp_index: params
+            .max_initial_timestamp
+            .map(|s| (s / TIME_PRECISION).round() as u32),
+        seed: params.seed,
+    }
+}
+
+/// OpenAI's `_get_suppress_tokens`: non-speech symbols (the model's list, else computed from
+/// the tokenizer) plus the special tokens that must never be sampled.
+pub fn suppressed_tokens(
+    tokenizer: &Tokenizer,
+    generation: &GenerationConfig,
+    choice: &SuppressTokens,
+) -> Vec<u32> {
+    let model_default = || {
+        if generation.suppress_ids.is_empty() {
+            non_speech_tokens(tokenizer)
+        } else {
+            generation.suppress_ids.clone()
+        }
+    };
+    let mut ids = match choice {
+        SuppressTokens::ModelDefault => model_default(),
+        SuppressTokens::Only(ids) => ids.clone(),
+        SuppressTokens::DefaultAnd(extra) => {
+            let mut ids = model_default();
+            ids.extend(extra);
+            ids
+        }
+    };
+    let s = tokenizer.specials();
+    ids.extend([s.sot, s.sot_prev]);
+    ids.extend(
+        [s.transcribe, s.translate, s.sot_lm, s.no_speech]
+            .into_iter()
+            .flatten(),
+    );
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+/// Decodes at the first temperature, and again hotter while the result looks repetitive
+/// (compression ratio) or unlikely (average log-probability), unless it looks like silence.
+fn decode_with_fallback(
+    model: &Whisper,
+    tokenizer: &Tokenizer,
+    features: &Tensor,
+    base: &WindowOptions,
+    params: &TranscribeParams,
+    timings: &mut Timings,
+) -> Result<WindowResult, TranscribeError> {
+    let mut last = None;
+    for (attempt, &temperature) in params.temperatures.iter().enumerate() {
+        let mut opts = base.clone();
+        opts.temperature = temperature;
+        opts.seed = base.seed.wrapping_add(attempt as u64);
+        let result = decode_window(model, tokenizer, features, &opts)?;
+        timings.attempts += 1;
+        if !needs_fallback(&result, params) {
+            return Ok(result);
+        }
+        last = Some(result);
+    }
+    Ok(last.expect("at least one temperature"))
+}
+
+fn needs_fallback(result: &WindowResult, params: &TranscribeParams) -> bool {
+    let too_repetitive = params
+        .compression_ratio_threshold
+        .is_some_and(|t| result.compression_ratio > t);
+    let too_unlikely = params
+        .logprob_threshold
+        .is_some_and(|t| result.avg_logprob < t);
+    (too_repetitive || too_unlikely) && !is_silence(result, params)
+}
+
+/// OpenAI's no-speech rule: likely no speech AND the text is not confidently decoded.
+fn is_silence(result: &WindowResult, params: &TranscribeParams) -> bool {
+    let Some(threshold) = params.no_speech_threshold else {
+        return false;
+    };
+    let confident = params
+        .logprob_threshold
+        .is_some_and(|t| result.avg_logprob > t);
+    result.no_speech_prob > threshold && !confident
+}
+
+/// Splits a window's tokens into segments at consecutive timestamp pairs and says where the
+/// next window starts (OpenAI's seek logic).
+fn split_segments(
+    tokenizer: &Tokenizer,
+    result: &WindowResult,
+    seek: usize,
+    segment_size: usize,
+) -> (Vec<Segment>, usize) {
+    let ts_begin = tokenizer.specials().timestamp_begin;
+    let tokens = &result.tokens;
+    let time_offset = seek as f32 * HOP_LENGTH as f32 / SAMPLE_RATE as f32;
+    let is_ts: Vec<bool> = tokens.iter().map(|&t| t >= ts_begin).collect();
+    let n = tokens.len();
+    let single_timestamp_ending = n >= 2 && !is_ts[n - 2] && is_ts[n - 1];
+    let consecutive: Vec<usize> = (1..n).filter(|&i| is_ts[i - 1] && is_ts[i]).collect();
+    let position = |t: u32| (t - ts_begin) as f32 * TIME_PRECISION;
+    let make = |slice: &[u32], start: f32, end: f32| Segment {
+        seek,
+        start,
+        end,
+        text: tokenizer.decode(slice),
+        tokens: slice.to_vec(),
+        temperature: result.temperature,
+        avg_logprob: result.avg_logprob,
+        compression_ratio: result.compression_ratio,
+        no_speech_prob: result.no_speech_prob,
+    };
+
+    if !consecutive.is_empty() {
+        let mut slices = consecutive;
+        if single_timestamp_ending {
+            slices.push(n);
+        }
+        let mut segments = Vec::new();
+        let mut last_slice = 0;
+        for &current in &slices {
+            let slice = &tokens[last_slice..current];
+            let start = time_offset + position(slice[0]);
+            let end = time_offset + position(slice[slice.len() - 1]);
+            segments.push(make(slice, start, end));
+            last_slice = current;
+        }
+        let next_seek = if single_timestamp_ending {
+            seek + segment_size
+        } else {
+            let last_pos = (tokens[last_slice - 1] - ts_begin) as usize;
+            seek + last_pos * INPUT_STRIDE
+        };
+        return (segments, next_seek);
+    }
+    let mut duration = segment_size as f32 * HOP_LENGTH as f32 / SAMPLE_RATE as f32;
+    if let Some(&last_ts) = tokens.iter().rev().find(|&&t| t >= ts_begin) {
+        if last_ts != ts_begin {
+            duration = position(last_ts);
+        }
+    }
+    (
+        vec![make(tokens, time_offset, time_offset + duration)],
+        seek + segment_size,
+    )
+}
+
+/// OpenAI's `Tokenizer.non_speech_tokens`: tokens of symbols that mark speaker tags or
+/// annotations (`♪`, `[`, `(`, `<<` …) rather than speech; hyphens and apostrophes are only
+/// banned at the start of a word.
+pub fn non_speech_tokens(tokenizer: &Tokenizer) -> Vec<u32> {
+    const SYMBOLS: &str = "\" # ( ) * + / : ; < = > @ [ \\ ] ^ _ ` { | } ~ 「 」 『 』 \
+        << >> <<< >>> -- --- -( -[ (' (\" (( )) ((( ))) [[ ]] {{ }} ♪♪ ♪♪♪";
+    const MISCELLANEOUS: [&str; 7] = ["♩", "♪", "♫", "♬", "♭", "♮", "♯"];
+    let mut result: Vec<u32> = [" -", " '"]
+        .iter()
+        .filter_map(|s| tokenizer.encode(s).first().copied())
+        .collect();
+    for symbol in SYMBOLS.split_whitespace() {
+        for tokens in [
+            tokenizer.encode(symbol),
+            tokenizer.encode(&format!(" {symbol}")),
+        ] {
+            if tokens.len() == 1 {
+                result.push(tokens[0]);
+            }
+        }
+    }
+    for symbol in MISCELLANEOUS {
+        for tokens in [
+            tokenizer.encode(symbol),
+            tokenizer.encode(&format!(" {symbol}")),
+        ] {
+            result.extend(tokens.first());
+        }
+    }
+    result.sort_unstable();
+    result.dedup();
+    result
+}
