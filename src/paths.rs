@@ -1,1 +1,105 @@
-//! (stub: being written)
+//! Where whisper-dictation keeps its files, the same on every OS through `directories`
+//! (Linux: `~/.local/share/whisper-dictation`, macOS: `~/Library/Application Support/
+//! whisper-dictation`), and how a `--model` argument becomes a model directory.
+//! `scripts/setup.sh` computes the same folders; keep the two in step.
+
+use std::path::{Path, PathBuf};
+
+/// The model used when none is named: multilingual (Polish and English), small and fast.
+pub const DEFAULT_MODEL: &str = "base";
+
+#[derive(Debug, thiserror::Error)]
+pub enum PathError {
+    #[error("no home directory could be determined for this user")]
+    NoHome,
+    #[error(
+        "unknown model '{name}': not a directory, and not in {models_dir} (installed: {installed})"
+    )]
+    UnknownModel {
+        name: String,
+        models_dir: PathBuf,
+        installed: String,
+    },
+}
+
+fn project_dirs() -> Result<directories::ProjectDirs, PathError> {
+    directories::ProjectDirs::from("", "", "whisper-dictation").ok_or(PathError::NoHome)
+}
+
+/// The app's data folder (settings, history, models).
+pub fn data_dir() -> Result<PathBuf, PathError> {
+    Ok(project_dirs()?.data_dir().to_path_buf())
+}
+
+/// Where installed models live, one folder per model name.
+pub fn models_dir() -> Result<PathBuf, PathError> {
+    Ok(data_dir()?.join("models"))
+}
+
+/// A `--model` argument: an existing directory is used as is; otherwise a name under
+/// [`models_dir`].
+pub fn resolve_model(arg: &str) -> Result<PathBuf, PathError> {
+    let as_path = Path::new(arg);
+    if as_path.is_dir() {
+        return Ok(as_path.to_path_buf());
+    }
+    resolve_model_in(arg, &models_dir()?)
+}
+
+/// [`resolve_model`] against a given models folder.
+pub fn resolve_model_in(name: &str, models_dir: &Path) -> Result<PathBuf, PathError> {
+    let candidate = models_dir.join(name);
+    let is_plain_name = !name.is_empty() && !name.contains(['/', '\\']) && name != "..";
+    if is_plain_name && candidate.is_dir() {
+        return Ok(candidate);
+    }
+    let installed = installed_models(models_dir);
+    Err(PathError::UnknownModel {
+        name: name.to_string(),
+        models_dir: models_dir.to_path_buf(),
+        installed: if installed.is_empty() {
+            "none".to_string()
+        } else {
+            installed.join(", ")
+        },
+    })
+}
+
+/// Names of the model folders under `models_dir` (complete ones: a download in progress has a
+/// `.partial.` name).
+pub fn installed_models(models_dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(models_dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| !n.contains(".partial."))
+        .collect();
+    names.sort();
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn model_names_resolve_inside_the_models_folder_only() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("base")).unwrap();
+        std::fs::create_dir(dir.path().join("tiny.partial.12")).unwrap();
+        assert_eq!(
+            resolve_model_in("base", dir.path()).unwrap(),
+            dir.path().join("base")
+        );
+        let err = resolve_model_in("large-v3", dir.path())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("large-v3") && err.contains("installed: base"),
+            "{err}"
+        );
+        assert!(resolve_model_in("../base", dir.path()).is_err());
+    }
+}

@@ -1,0 +1,167 @@
+//! `whisper-dictation transcribe FILE...`: loads a model once and prints what each file says,
+//! as text or as JSON lines with segments, language and timings.
+
+use anyhow::{bail, Context};
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::time::Instant;
+use whisper_dictation::audio::wav::read_wav_16k;
+use whisper_dictation::paths;
+use whisper_dictation::whisper::{
+    Engine, LoadOptions, Segment, Task, TranscribeParams, Transcript,
+};
+
+#[derive(Debug, Args)]
+pub struct TranscribeArgs {
+    /// WAV files (any sample rate, bit depth and channel count).
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Model directory, or the name of an installed model.
+    #[arg(long, default_value = paths::DEFAULT_MODEL)]
+    model: String,
+    /// Spoken language (pl, en, …), or auto to detect it.
+    #[arg(long, default_value = "auto")]
+    language: String,
+    /// With --language auto: choose only among these, e.g. pl,en.
+    #[arg(long, value_delimiter = ',')]
+    detect_among: Vec<String>,
+    #[arg(long, value_enum, default_value_t = TaskArg::Transcribe)]
+    task: TaskArg,
+    /// Beam search width (1 = greedy).
+    #[arg(long, default_value_t = 1)]
+    beam: usize,
+    /// CPU threads for libtorch (default: all cores).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Initial prompt: names, jargon, spelling the text should follow.
+    #[arg(long)]
+    prompt: Option<String>,
+    /// Text only, no timestamp tokens (windows then advance by whole 30 s).
+    #[arg(long)]
+    no_timestamps: bool,
+    /// Decode at temperature 0 only (no fallback to higher temperatures).
+    #[arg(long)]
+    no_fallback: bool,
+    /// Print one JSON object per file.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum TaskArg {
+    Transcribe,
+    Translate,
+}
+
+#[derive(Serialize)]
+struct JsonTimings {
+    load: f64,
+    audio: f64,
+    mel: f64,
+    encoder: f64,
+    decoder: f64,
+    total: f64,
+    windows: usize,
+    attempts: usize,
+}
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    file: &'a std::path::Path,
+    model: &'a std::path::Path,
+    text: &'a str,
+    language: &'a str,
+    language_probability: Option<f32>,
+    duration: f32,
+    segments: &'a [Segment],
+    timings: JsonTimings,
+}
+
+pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
+    if let Some(threads) = args.threads {
+        if threads == 0 {
+            bail!("--threads must be at least 1");
+        }
+        tch::set_num_threads(threads as i32);
+    }
+    let params = params_from(&args);
+    // Read every file first, so a missing or unsupported file fails before the model loads.
+    let mut inputs = Vec::with_capacity(args.files.len());
+    for file in &args.files {
+        let started = Instant::now();
+        let samples = read_wav_16k(file)?;
+        inputs.push((file, samples, started.elapsed()));
+    }
+    let model_dir = paths::resolve_model(&args.model)?;
+    let engine = Engine::load(&model_dir, &LoadOptions::default())
+        .with_context(|| format!("cannot load the model in {}", model_dir.display()))?;
+    for (file, samples, audio_time) in inputs {
+        let started = Instant::now();
+        let transcript = engine
+            .transcribe(&samples, &params)
+            .with_context(|| format!("{}: transcription failed", file.display()))?;
+        let total = started.elapsed() + audio_time;
+        if args.json {
+            print_json(
+                file,
+                &engine,
+                &transcript,
+                audio_time.as_secs_f64(),
+                total.as_secs_f64(),
+            )?;
+        } else {
+            println!("{}", transcript.text.trim());
+        }
+    }
+    Ok(())
+}
+
+fn params_from(args: &TranscribeArgs) -> TranscribeParams {
+    let mut params = TranscribeParams {
+        language: (args.language != "auto").then(|| args.language.clone()),
+        detect_among: args.detect_among.clone(),
+        task: match args.task {
+            TaskArg::Transcribe => Task::Transcribe,
+            TaskArg::Translate => Task::Translate,
+        },
+        beam_size: (args.beam > 1).then_some(args.beam),
+        initial_prompt: args.prompt.clone(),
+        without_timestamps: args.no_timestamps,
+        ..TranscribeParams::default()
+    };
+    if args.no_fallback {
+        params.temperatures = vec![0.0];
+    }
+    params
+}
+
+fn print_json(
+    file: &std::path::Path,
+    engine: &Engine,
+    t: &Transcript,
+    audio: f64,
+    total: f64,
+) -> anyhow::Result<()> {
+    let report = JsonReport {
+        file,
+        model: engine.dir(),
+        text: t.text.trim(),
+        language: &t.language,
+        language_probability: t.language_probability,
+        duration: t.duration,
+        segments: &t.segments,
+        timings: JsonTimings {
+            load: engine.load_time().as_secs_f64(),
+            audio,
+            mel: t.timings.mel.as_secs_f64(),
+            encoder: t.timings.encode.as_secs_f64(),
+            decoder: t.timings.decode.as_secs_f64(),
+            total,
+            windows: t.timings.windows,
+            attempts: t.timings.attempts,
+        },
+    };
+    println!("{}", serde_json::to_string(&report)?);
+    Ok(())
+}
