@@ -1,0 +1,46 @@
+//! Shared by the integration tests: the real models (installed by `scripts/setup.sh --test`),
+//! loaded once per test binary, and the committed fixture folders.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard, OnceLock};
+use whisper_dictation::whisper::{Engine, LoadOptions};
+
+pub fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+pub fn model_dir(name: &str) -> PathBuf {
+    let dir = whisper_dictation::paths::models_dir()
+        .expect("a home directory")
+        .join(name);
+    assert!(
+        dir.join("model.bin").is_file(),
+        "the test model '{name}' is not installed in {}: run scripts/setup.sh --test",
+        dir.display()
+    );
+    dir
+}
+
+/// One engine per model for the whole test binary; tests take turns (libtorch tensors are not
+/// `Sync`, and two tests decoding at once would only fight over the two cores).
+type Loaded = Vec<(&'static str, &'static Mutex<Engine>)>;
+
+pub fn engine(name: &'static str) -> MutexGuard<'static, Engine> {
+    static ENGINES: OnceLock<Mutex<Loaded>> = OnceLock::new();
+    let registry = ENGINES.get_or_init(|| Mutex::new(Vec::new()));
+    let engine = {
+        let mut list = registry.lock().unwrap_or_else(|e| e.into_inner());
+        match list.iter().find(|(n, _)| *n == name) {
+            Some((_, e)) => *e,
+            None => {
+                let loaded = Engine::load(&model_dir(name), &LoadOptions::default())
+                    .unwrap_or_else(|e| panic!("loading {name}: {e}"));
+                let leaked: &'static Mutex<Engine> = Box::leak(Box::new(Mutex::new(loaded)));
+                list.push((name, leaked));
+                leaked
+            }
+        }
+    };
+    engine.lock().unwrap_or_else(|e| e.into_inner())
+}
