@@ -113,10 +113,12 @@ pub fn decode_window(
     let mut no_speech_prob = f32::NAN;
 
     let hidden = model.decode(&token_tensor(&tokens, 0), &mut state)?;
+    let (mut logits, sot_logits) = first_step_logits(model, &hidden, init.sot_index)?;
     if let Some(no_speech) = specials.no_speech {
-        no_speech_prob = token_probability(model, &hidden, init.sot_index, no_speech)?;
+        no_speech_prob = log_softmax(&sot_logits)
+            .get(no_speech as usize)
+            .map_or(0.0, |lp| lp.exp());
     }
-    let mut logits = last_position_logits(model, &hidden)?;
     for step in 0..opts.sample_len {
         if step > 0 {
             let fed_from = tokens[0].len() - 1;
@@ -286,22 +288,34 @@ fn last_position_logits(model: &Whisper, hidden: &Tensor) -> Result<Vec<Vec<f32>
     rows_to_vecs(&logits)
 }
 
-fn token_probability(
+/// Logits of the first step: each row's last position, and row 0's start-of-transcript
+/// position (for the no-speech probability), in one projection so the embedding table is read
+/// once.
+fn first_step_logits(
     model: &Whisper,
     hidden: &Tensor,
-    position: usize,
-    token: u32,
-) -> Result<f32, ModelError> {
-    let h = hidden
-        .f_narrow(0, 0, 1)
-        .and_then(|h| h.f_narrow(1, position as i64, 1))
+    sot_index: usize,
+) -> Result<(Vec<Vec<f32>>, Vec<f32>), ModelError> {
+    let n = hidden.size()[1];
+    let positions = Tensor::from_slice(&[sot_index as i64, n - 1]).to_device(hidden.device());
+    let picked = hidden
+        .f_index_select(1, &positions)
         .map_err(|source| ModelError::Torch {
-            stage: "select no-speech position",
+            stage: "select first-step positions",
             source,
         })?;
-    let logits = rows_to_vecs(&model.logits(&h)?)?.remove(0);
-    let logprobs = log_softmax(&logits);
-    Ok(logprobs.get(token as usize).map_or(0.0, |lp| lp.exp()))
+    let mut pairs = rows_to_vecs(&model.logits(&picked)?)?.into_iter();
+    let mut last = Vec::new();
+    let mut sot = Vec::new();
+    let mut row = 0;
+    while let (Some(at_sot), Some(at_last)) = (pairs.next(), pairs.next()) {
+        if row == 0 {
+            sot = at_sot;
+        }
+        last.push(at_last);
+        row += 1;
+    }
+    Ok((last, sot))
 }
 
 /// `[rows, 1, vocab]` float logits → one `Vec<f32>` per row, on the CPU.
