@@ -277,10 +277,19 @@ fn english_only_model_refuses_polish_and_translation() {
     assert!(
         matches!(
             run_err("tiny.en", &audio, &translate),
-            TranscribeError::EnglishOnlyModel(_)
+            TranscribeError::TranslateNeedsMultilingual
         ),
         "translation on an English-only model must be refused"
     );
+    // A misspelt language is refused on English-only models too, before any audio is processed.
+    let among = TranscribeParams {
+        detect_among: vec!["klingon".into()],
+        ..TranscribeParams::default()
+    };
+    assert!(matches!(
+        run_err("tiny.en", &audio, &among),
+        TranscribeError::UnknownLanguage(name) if name == "klingon"
+    ));
     // English, by code or name, is what the model does.
     let t = run("tiny.en", &audio, &english("English"));
     assert_eq!(t.language, "en");

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 use whisper_dictation::audio::wav::read_wav_16k;
 use whisper_dictation::paths;
+use whisper_dictation::whisper::tokenizer::lookup_language;
 use whisper_dictation::whisper::{
     Engine, LoadOptions, Segment, Task, TranscribeParams, Transcript,
 };
@@ -94,6 +95,17 @@ pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
             bail!("--threads must be at least 1");
         }
         tch::set_num_threads(threads as i32);
+    }
+    if args.beam == 0 {
+        bail!("--beam must be at least 1 (1 = greedy)");
+    }
+    for name in std::iter::once(&args.language)
+        .filter(|l| *l != "auto")
+        .chain(&args.detect_among)
+    {
+        if lookup_language(name).is_none() {
+            bail!("unknown language '{name}' (use a code such as pl or en, or an English name)");
+        }
     }
     let params = params_from(&args);
     // Read every file first, so a missing or unsupported file fails before the model loads.

@@ -7,7 +7,7 @@ use super::loader::{load_weights, GenerationConfig, Layout, LoadError, LoadOptio
 use super::model::Whisper;
 use super::params::TranscribeParams;
 use super::tokenizer::{Tokenizer, TokenizerError};
-use super::transcribe::{transcribe, TranscribeError, Transcript};
+use super::transcribe::{transcribe, NoObserver, PhaseObserver, TranscribeError, Transcript};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -80,12 +80,23 @@ impl Engine {
         samples: &[f32],
         params: &TranscribeParams,
     ) -> Result<Transcript, TranscribeError> {
+        self.transcribe_observed(samples, params, &mut NoObserver)
+    }
+
+    /// [`Engine::transcribe`], telling `observer` when each encoder/decoder phase runs.
+    pub fn transcribe_observed(
+        &self,
+        samples: &[f32],
+        params: &TranscribeParams,
+        observer: &mut dyn PhaseObserver,
+    ) -> Result<Transcript, TranscribeError> {
         transcribe(
             &self.model,
             &self.tokenizer,
             &self.generation,
             samples,
             params,
+            observer,
         )
     }
 

@@ -20,4 +20,6 @@ pub mod weights;
 pub use engine::{Engine, EngineError};
 pub use loader::{Layout, LoadError, LoadOptions};
 pub use params::{SuppressTokens, Task, TranscribeParams};
-pub use transcribe::{Segment, Timings, TranscribeError, Transcript};
+pub use transcribe::{
+    NoObserver, Phase, PhaseObserver, Segment, Timings, TranscribeError, Transcript,
+};

@@ -12,7 +12,7 @@ use super::rules::TIME_PRECISION;
 use super::tokenizer::{self, Tokenizer};
 use serde::Serialize;
 use std::time::{Duration, Instant};
-use tch::{Kind, Tensor};
+use tch::Tensor;
 
 /// Mel frames per encoder position (the second convolution has stride 2).
 const INPUT_STRIDE: usize = 2;
@@ -21,14 +21,85 @@ const INPUT_STRIDE: usize = 2;
 pub enum TranscribeError {
     #[error("unknown language '{0}' (use a code such as pl or en, or an English name)")]
     UnknownLanguage(String),
-    #[error("the model is English-only; language '{0}' and translation are not available (choose a multilingual model)")]
+    #[error(
+        "the model is English-only; language '{0}' is not available (choose a multilingual model)"
+    )]
     EnglishOnlyModel(String),
+    #[error("the model is English-only and cannot translate (choose a multilingual model)")]
+    TranslateNeedsMultilingual,
     #[error("the model has no token for language '{0}'")]
     LanguageNotInModel(String),
     #[error("the temperature list is empty")]
     NoTemperatures,
-    #[error(transparent)]
-    Model(#[from] ModelError),
+    #[error("{phase}: {source}")]
+    Model {
+        phase: Phase,
+        #[source]
+        source: ModelError,
+    },
+    #[error("{phase} stopped by the device manager: {message}")]
+    Interrupted { phase: Phase, message: String },
+}
+
+impl TranscribeError {
+    /// The phase a device failure happened in (`None` for invalid parameters).
+    pub fn phase(&self) -> Option<Phase> {
+        match self {
+            TranscribeError::Model { phase, .. } | TranscribeError::Interrupted { phase, .. } => {
+                Some(*phase)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The two device-heavy phases of a transcription.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    Encode,
+    Decode,
+}
+
+impl std::fmt::Display for Phase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Phase::Encode => "encoder",
+            Phase::Decode => "decoder",
+        })
+    }
+}
+
+/// Told when each phase of each window starts and ends, so the device manager can mark risky
+/// device work in flight (a crash then counts as a failure at the next start) and record
+/// outcomes. An error from `start` stops the call with [`TranscribeError::Interrupted`].
+pub trait PhaseObserver {
+    fn start(&mut self, phase: Phase) -> Result<(), String>;
+    fn end(&mut self, phase: Phase);
+}
+
+/// Observes nothing.
+pub struct NoObserver;
+
+impl PhaseObserver for NoObserver {
+    fn start(&mut self, _: Phase) -> Result<(), String> {
+        Ok(())
+    }
+    fn end(&mut self, _: Phase) {}
+}
+
+/// Runs `f` as `phase`, telling the observer and tagging errors with the phase.
+fn in_phase<T>(
+    observer: &mut dyn PhaseObserver,
+    phase: Phase,
+    f: impl FnOnce() -> Result<T, ModelError>,
+) -> Result<T, TranscribeError> {
+    observer
+        .start(phase)
+        .map_err(|message| TranscribeError::Interrupted { phase, message })?;
+    let result = f().map_err(|source| TranscribeError::Model { phase, source })?;
+    observer.end(phase);
+    Ok(result)
 }
 
 /// One stretch of text with its time span.
@@ -77,10 +148,12 @@ pub fn transcribe(
     generation: &GenerationConfig,
     samples: &[f32],
     params: &TranscribeParams,
+    observer: &mut dyn PhaseObserver,
 ) -> Result<Transcript, TranscribeError> {
     if params.temperatures.is_empty() {
         return Err(TranscribeError::NoTemperatures);
     }
+    let plan = plan_language(tokenizer, params)?;
     let _no_grad = tch::no_grad_guard();
     let mut timings = Timings::default();
     let started = Instant::now();
@@ -88,9 +161,26 @@ pub fn transcribe(
     timings.mel = started.elapsed();
 
     let content_frames = mel.n_frames;
-    let first_window = encode_window(model, &mel, 0, content_frames, &mut timings)?;
-    let (language, language_probability) =
-        resolve_language(model, tokenizer, params, first_window.as_ref())?;
+    let first_window = encode_window(model, &mel, 0, content_frames, &mut timings, observer)?;
+    let (language, language_probability) = match plan {
+        LanguagePlan::EnglishOnly => (None, None),
+        LanguagePlan::Fixed(code) => (Some(code), None),
+        LanguagePlan::Detect(allowed) => {
+            let detected = match &first_window {
+                Some(features) => in_phase(observer, Phase::Decode, || {
+                    detect_language(model, tokenizer, features, &allowed)
+                })?,
+                None => Vec::new(),
+            };
+            match detected.first() {
+                Some(&(id, p)) => {
+                    let code = tokenizer.specials().language_code(id).unwrap_or("en");
+                    (Some(code.to_string()), Some(p))
+                }
+                None => (Some("en".to_string()), None),
+            }
+        }
+    };
     let language_token = match &language {
         Some(code) => Some(
             tokenizer
@@ -115,7 +205,7 @@ pub fn transcribe(
         let segment_size = N_FRAMES.min(content_frames - seek);
         let features = match (seek, cached_first.take()) {
             (0, Some(f)) => f,
-            _ => encode_window(model, &mel, seek, content_frames, &mut timings)?
+            _ => encode_window(model, &mel, seek, content_frames, &mut timings, observer)?
                 .expect("a window inside the content exists"),
         };
         let mut opts = base.clone();
@@ -124,8 +214,9 @@ pub fn transcribe(
             opts.prefix.clear();
         }
         let decode_started = Instant::now();
-        let result =
-            decode_with_fallback(model, tokenizer, &features, &opts, params, &mut timings)?;
+        let result = in_phase(observer, Phase::Decode, || {
+            decode_with_fallback(model, tokenizer, &features, &opts, params, &mut timings)
+        })?;
         timings.decode += decode_started.elapsed();
         timings.windows += 1;
 
@@ -177,6 +268,7 @@ fn encode_window(
     seek: usize,
     content_frames: usize,
     timings: &mut Timings,
+    observer: &mut dyn PhaseObserver,
 ) -> Result<Option<Tensor>, TranscribeError> {
     if seek >= content_frames && seek > 0 {
         return Ok(None);
@@ -185,52 +277,55 @@ fn encode_window(
     let segment_size = N_FRAMES.min(content_frames - seek);
     let window = mel.window(seek, segment_size);
     let input = Tensor::from_slice(&window).view([1, mel.n_mels as i64, N_FRAMES as i64]);
-    let features = model.encode(&input.to_kind(Kind::Float))?;
+    let features = in_phase(observer, Phase::Encode, || model.encode(&input))?;
     timings.encode += started.elapsed();
     Ok(Some(features))
 }
 
-/// The language to decode in: given, fixed for English-only models, or detected.
-fn resolve_language(
-    model: &Whisper,
+/// How the language will be chosen, validated before any audio is processed.
+enum LanguagePlan {
+    /// English-only model: no language token.
+    EnglishOnly,
+    Fixed(String),
+    /// Detect from the first window, among these language tokens (all when empty).
+    Detect(Vec<u32>),
+}
+
+fn plan_language(
     tokenizer: &Tokenizer,
     params: &TranscribeParams,
-    first_window: Option<&Tensor>,
-) -> Result<(Option<String>, Option<f32>), TranscribeError> {
+) -> Result<LanguagePlan, TranscribeError> {
     let normalise = |name: &str| {
         tokenizer::lookup_language(name)
             .map(str::to_string)
             .ok_or_else(|| TranscribeError::UnknownLanguage(name.to_string()))
     };
+    let asked = params.language.as_deref().map(normalise).transpose()?;
+    let among = params
+        .detect_among
+        .iter()
+        .map(|name| normalise(name))
+        .collect::<Result<Vec<_>, _>>()?;
     if !tokenizer.is_multilingual() {
-        let asked = params.language.as_deref().map(normalise).transpose()?;
         return match (asked.as_deref(), params.task) {
             (Some(code), _) if code != "en" => Err(TranscribeError::EnglishOnlyModel(code.into())),
-            (_, Task::Translate) => Err(TranscribeError::EnglishOnlyModel("translate".into())),
-            _ => Ok((None, None)),
+            (_, Task::Translate) => Err(TranscribeError::TranslateNeedsMultilingual),
+            _ => Ok(LanguagePlan::EnglishOnly),
         };
     }
-    if let Some(name) = &params.language {
-        return Ok((Some(normalise(name)?), None));
+    if let Some(code) = asked {
+        return Ok(LanguagePlan::Fixed(code));
     }
-    let mut allowed = Vec::new();
-    for name in &params.detect_among {
-        let code = normalise(name)?;
-        let id = tokenizer
-            .specials()
-            .language(&code)
-            .ok_or(TranscribeError::LanguageNotInModel(code))?;
-        allowed.push(id);
-    }
-    let Some(features) = first_window else {
-        return Ok((Some("en".to_string()), None));
-    };
-    let probs = detect_language(model, tokenizer, features, &allowed)?;
-    let Some(&(id, p)) = probs.first() else {
-        return Ok((Some("en".to_string()), None));
-    };
-    let code = tokenizer.specials().language_code(id).unwrap_or("en");
-    Ok((Some(code.to_string()), Some(p)))
+    let allowed = among
+        .into_iter()
+        .map(|code| {
+            tokenizer
+                .specials()
+                .language(&code)
+                .ok_or(TranscribeError::LanguageNotInModel(code))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(LanguagePlan::Detect(allowed))
 }
 
 /// Window options shared by every window of a call.
@@ -319,7 +414,7 @@ fn decode_with_fallback(
     base: &WindowOptions,
     params: &TranscribeParams,
     timings: &mut Timings,
-) -> Result<WindowResult, TranscribeError> {
+) -> Result<WindowResult, ModelError> {
     let mut last = None;
     for (attempt, &temperature) in params.temperatures.iter().enumerate() {
         let mut opts = base.clone();
