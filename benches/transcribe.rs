@@ -3,7 +3,8 @@
 //! Prints per-clip medians and the ratio ours / faster-whisper; asserts nothing about time.
 //!
 //! Options (after `--`): `--model NAME|DIR` (base), `--threads N` (2), `--repeat N` (5),
-//! `--beam N` (1), `--no-peer`, and clip paths (default: the English test clips).
+//! `--beam N` (1), `--precision f32,bf16` (both), `--no-peer`, and clip paths (default: the
+//! English test clips). f32 reproduces the reference's tokens; bf16 is the fast CPU option.
 //! The peer is `scripts/fw-bench.py`, run with `$FW_PYTHON` or the project's Python venv.
 
 use std::path::{Path, PathBuf};
@@ -18,6 +19,7 @@ struct Options {
     threads: usize,
     repeat: usize,
     beam: usize,
+    precisions: Vec<String>,
     peer: bool,
     clips: Vec<PathBuf>,
 }
@@ -29,6 +31,7 @@ fn parse_args() -> Options {
         threads: 2,
         repeat: 5,
         beam: 1,
+        precisions: vec!["f32".to_string(), "bf16".to_string()],
         peer: true,
         clips: Vec::new(),
     };
@@ -43,6 +46,12 @@ fn parse_args() -> Options {
             "--threads" => o.threads = value("--threads").parse().expect("--threads N"),
             "--repeat" => o.repeat = value("--repeat").parse().expect("--repeat N"),
             "--beam" => o.beam = value("--beam").parse().expect("--beam N"),
+            "--precision" => {
+                o.precisions = value("--precision")
+                    .split(',')
+                    .map(str::to_string)
+                    .collect()
+            }
             "--no-peer" => o.peer = false,
             "--bench" => {} // added by `cargo bench`
             other if other.starts_with("--") => panic!("unknown option {other}"),
@@ -139,11 +148,18 @@ fn run_peer(o: &Options, model_dir: &Path) -> Option<Vec<PeerResult>> {
     (results.len() == o.clips.len()).then_some(results)
 }
 
+fn kind_of(precision: &str) -> tch::Kind {
+    match precision {
+        "f32" => tch::Kind::Float,
+        "bf16" => tch::Kind::BFloat16,
+        other => panic!("unknown precision {other} (f32 or bf16)"),
+    }
+}
+
 fn main() {
     let o = parse_args();
     tch::set_num_threads(o.threads as i32);
     let model_dir = paths::resolve_model(&o.model).expect("model (run scripts/setup.sh)");
-    let engine = Engine::load(&model_dir, &LoadOptions::default()).expect("model loads");
     let params = TranscribeParams {
         language: Some("en".to_string()),
         temperatures: vec![0.0],
@@ -156,12 +172,34 @@ fn main() {
         .iter()
         .map(|c| (c.clone(), read_wav_16k(c).expect("clip readable")))
         .collect();
-    // Warm-up: first-call allocations and libtorch's lazy initialisation.
-    engine.transcribe(&clips[0].1, &params).expect("warm-up");
+    let peer = if o.peer {
+        run_peer(&o, &model_dir)
+    } else {
+        None
+    };
+    for precision in &o.precisions {
+        let load = LoadOptions {
+            kind: kind_of(precision),
+            ..LoadOptions::default()
+        };
+        let engine = Engine::load(&model_dir, &load).expect("model loads");
+        report(&o, precision, &engine, &params, &clips, peer.as_deref());
+    }
+}
 
+fn report(
+    o: &Options,
+    precision: &str,
+    engine: &Engine,
+    params: &TranscribeParams,
+    clips: &[(PathBuf, Vec<f32>)],
+    peer: Option<&[PeerResult]>,
+) {
+    // Warm-up: first-call allocations and libtorch's lazy initialisation.
+    engine.transcribe(&clips[0].1, params).expect("warm-up");
     println!(
-        "model {} | {} threads | greedy={} | repeat {} | load {:.3} s",
-        model_dir.display(),
+        "\nours at {precision} | model {} | {} threads | greedy={} | repeat {} | load {:.3} s",
+        engine.dir().display(),
         o.threads,
         o.beam <= 1,
         o.repeat,
@@ -169,14 +207,8 @@ fn main() {
     );
     let ours: Vec<Measured> = clips
         .iter()
-        .map(|(_, audio)| measure(&engine, audio, &params, o.repeat))
+        .map(|(_, audio)| measure(engine, audio, params, o.repeat))
         .collect();
-    let peer = if o.peer {
-        run_peer(&o, &model_dir)
-    } else {
-        None
-    };
-
     println!(
         "{:<22} {:>6} {:>9} {:>9} {:>7} {:>7} {:>7} {:>9} {:>7}",
         "clip", "audio", "ours med", "ours min", "mel", "encode", "decode", "fw med", "ratio"
@@ -185,7 +217,7 @@ fn main() {
     for (i, ((path, audio), m)) in clips.iter().zip(&ours).enumerate() {
         let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("?");
         let t = &m.last.timings;
-        let (fw, ratio) = match peer.as_ref().map(|p| &p[i]) {
+        let (fw, ratio) = match peer.map(|p| &p[i]) {
             Some(p) => {
                 let r = m.median.as_secs_f64() / p.median;
                 ratios.push(r);
@@ -205,7 +237,7 @@ fn main() {
             fw,
             ratio
         );
-        if let Some(p) = peer.as_ref().map(|p| &p[i]) {
+        if let Some(p) = peer.map(|p| &p[i]) {
             if p.text != m.last.text.trim() {
                 println!(
                     "  texts differ: ours {:?} / fw {:?}",
@@ -218,7 +250,7 @@ fn main() {
     if !ratios.is_empty() {
         ratios.sort_by(f64::total_cmp);
         println!(
-            "ours / faster-whisper time: median ratio {:.2} (min {:.2}, max {:.2}); below 1 means we are faster",
+            "ours ({precision}) / faster-whisper (f32) time: median ratio {:.2} (min {:.2}, max {:.2}); below 1 means we are faster",
             ratios[ratios.len() / 2],
             ratios[0],
             ratios[ratios.len() - 1]
