@@ -11,5 +11,12 @@ fn main() {
         // Resolve the clone's `.libtorch` link to the shared cache folder, which outlives the clone.
         let lib_dir = std::fs::canonicalize(&lib_dir).unwrap_or_else(|_| PathBuf::from(&lib_dir));
         println!("cargo:rustc-link-arg=-Wl,-rpath,{}", lib_dir.display());
+        // The libtorch folder (parent of lib/), so the app can read its build-version at run time.
+        if let Some(root) = lib_dir.parent() {
+            println!(
+                "cargo:rustc-env=WHISPER_DICTATION_LIBTORCH_DIR={}",
+                root.display()
+            );
+        }
     }
 }

@@ -4,5 +4,9 @@
 //! engine (`whisper`), and where files live (`paths`).
 
 pub mod audio;
+pub mod device;
+pub mod i18n;
 pub mod paths;
+pub mod platform;
+pub mod transcriber;
 pub mod whisper;

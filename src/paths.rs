@@ -31,6 +31,18 @@ pub fn data_dir() -> Result<PathBuf, PathError> {
     Ok(project_dirs()?.data_dir().to_path_buf())
 }
 
+/// Overrides where device state (history, crash marker, probe cache) is kept.
+pub const STATE_DIR_ENV: &str = "WHISPER_DICTATION_STATE_DIR";
+
+/// Where the app keeps its state files: the data folder, or `$WHISPER_DICTATION_STATE_DIR`
+/// (tests and side-by-side experiments use their own).
+pub fn state_dir() -> Result<PathBuf, PathError> {
+    match std::env::var_os(STATE_DIR_ENV) {
+        Some(dir) if !dir.is_empty() => Ok(PathBuf::from(dir)),
+        _ => data_dir(),
+    }
+}
+
 /// Where installed models live, one folder per model name.
 pub fn models_dir() -> Result<PathBuf, PathError> {
     Ok(data_dir()?.join("models"))

@@ -499,6 +499,12 @@ impl HistoryStore {
         saved.and(removed)
     }
 
+    /// Clears the in-flight marker without recording an outcome (the operation stopped for a
+    /// reason that says nothing about the device, e.g. a damaged model file).
+    pub fn cancel(&self) -> Result<(), HistoryError> {
+        remove_if_present(&self.marker_path())
+    }
+
     fn recover_marker(&mut self, warnings: &mut Vec<Warning>) {
         let path = self.marker_path();
         let marker = match read_marker(&path) {

@@ -1,0 +1,146 @@
+//! A simulated GPU for tests and demos on machines without one, chosen by the environment
+//! variable `WHISPER_DICTATION_SIMULATE_GPU`. It computes on the CPU but presents itself as MPS
+//! or CUDA, and at operation boundaries it can fail with the real libtorch error texts, abort
+//! the process (as MPS does with "LLVM ERROR"), or corrupt probe results (as MPS sometimes
+//! silently does). Real MPS and CUDA go through exactly the same device-manager code.
+//!
+//! Grammar (comma-separated, first item the kind):
+//! `mps|cuda[,fail=OP:CATEGORY]...[,abort=OP]...[,corrupt=CHECK]...[,name=NAME]`
+//! e.g. `mps,name=M1,fail=load:sparse_backend,corrupt=conv1d`. OP is load, encode, decode or
+//! probe; CATEGORY one of the [`ErrorCategory`] names (snake_case); CHECK a probe check name.
+
+use super::errors::{example_message, ErrorCategory};
+use super::{DeviceKind, Operation};
+
+pub const ENV_VAR: &str = "WHISPER_DICTATION_SIMULATE_GPU";
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimulatedGpu {
+    pub kind: DeviceKind,
+    /// Shown to users, e.g. "M1".
+    pub name: String,
+    pub fail: Vec<(Operation, ErrorCategory)>,
+    pub abort: Vec<Operation>,
+    pub corrupt: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+#[error("{ENV_VAR}: {0}")]
+pub struct SpecError(String);
+
+impl SimulatedGpu {
+    /// The simulated GPU the environment asks for, if any.
+    pub fn from_env() -> Result<Option<Self>, SpecError> {
+        match std::env::var(ENV_VAR) {
+            Ok(spec) if !spec.trim().is_empty() => Self::parse(&spec).map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    pub fn parse(spec: &str) -> Result<Self, SpecError> {
+        let mut items = spec.split(',').map(str::trim).filter(|s| !s.is_empty());
+        let kind = items
+            .next()
+            .and_then(DeviceKind::parse)
+            .filter(|k| k.is_gpu())
+            .ok_or_else(|| SpecError(format!("'{spec}' must start with mps or cuda")))?;
+        let mut gpu = SimulatedGpu {
+            kind,
+            name: match kind {
+                DeviceKind::Mps => "M1".to_string(),
+                _ => "CUDA".to_string(),
+            },
+            fail: Vec::new(),
+            abort: Vec::new(),
+            corrupt: Vec::new(),
+        };
+        for item in items {
+            let (key, value) = item
+                .split_once('=')
+                .ok_or_else(|| SpecError(format!("'{item}' is not KEY=VALUE")))?;
+            match key {
+                "fail" => {
+                    let (op, category) = value
+                        .split_once(':')
+                        .ok_or_else(|| SpecError(format!("'{value}' is not OP:CATEGORY")))?;
+                    gpu.fail.push((parse_op(op)?, parse_category(category)?));
+                }
+                "abort" => gpu.abort.push(parse_op(value)?),
+                "corrupt" => gpu.corrupt.push(value.to_string()),
+                "name" => gpu.name = value.to_string(),
+                _ => return Err(SpecError(format!("unknown key '{key}'"))),
+            }
+        }
+        Ok(gpu)
+    }
+
+    /// Called just before `op` runs on this device: the configured failure as the real error
+    /// text, or a process abort (after printing what MPS prints).
+    pub fn before(&self, op: Operation) -> Result<(), String> {
+        if self.abort.contains(&op) {
+            eprintln!("{}", example_message(ErrorCategory::Crashed));
+            std::process::abort();
+        }
+        match self.fail.iter().find(|(o, _)| *o == op) {
+            Some((_, category)) => Err(example_message(*category).to_string()),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether the probe check `check` should return silently wrong numbers.
+    pub fn corrupts(&self, check: &str) -> bool {
+        self.corrupt.iter().any(|c| c == check || c == "all")
+    }
+}
+
+fn parse_op(text: &str) -> Result<Operation, SpecError> {
+    Operation::parse(text).ok_or_else(|| SpecError(format!("unknown operation '{text}'")))
+}
+
+fn parse_category(text: &str) -> Result<ErrorCategory, SpecError> {
+    serde_json::from_value(serde_json::Value::String(text.to_string()))
+        .map_err(|_| SpecError(format!("unknown error category '{text}'")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_failures_aborts_and_corruption() {
+        let gpu =
+            SimulatedGpu::parse("mps,name=M2,fail=load:sparse_backend,abort=encode,corrupt=conv1d")
+                .unwrap();
+        assert_eq!(gpu.kind, DeviceKind::Mps);
+        assert_eq!(gpu.name, "M2");
+        assert_eq!(
+            gpu.fail,
+            vec![(Operation::Load, ErrorCategory::SparseBackend)]
+        );
+        assert_eq!(gpu.abort, vec![Operation::Encode]);
+        assert!(gpu.corrupts("conv1d") && !gpu.corrupts("linear"));
+        let err = gpu.before(Operation::Load).unwrap_err();
+        assert!(err.contains("SparseMPS"), "{err}");
+        assert_eq!(gpu.before(Operation::Decode), Ok(()));
+    }
+
+    #[test]
+    fn bad_specs_name_the_problem() {
+        assert!(SimulatedGpu::parse("cpu")
+            .unwrap_err()
+            .0
+            .contains("mps or cuda"));
+        assert!(SimulatedGpu::parse("mps,fail=load")
+            .unwrap_err()
+            .0
+            .contains("OP:CATEGORY"));
+        assert!(SimulatedGpu::parse("mps,fail=load:melted")
+            .unwrap_err()
+            .0
+            .contains("melted"));
+        assert!(SimulatedGpu::parse("cuda,colour=red")
+            .unwrap_err()
+            .0
+            .contains("colour"));
+    }
+}
