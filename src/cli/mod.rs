@@ -1,5 +1,7 @@
 //! Command-line interface: the subcommands and their arguments.
 
+mod device_args;
+mod devices;
 mod transcribe;
 
 use clap::{Parser, Subcommand};
@@ -19,10 +21,13 @@ pub struct Cli {
 enum Command {
     /// Transcribe WAV files and print what was said.
     Transcribe(transcribe::TranscribeArgs),
+    /// Show compute devices, probe results, the failure history and where each operation runs.
+    Devices(devices::DevicesArgs),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Transcribe(args) => transcribe::run(args),
+        Command::Devices(args) => devices::run(args),
     }
 }

@@ -1,6 +1,7 @@
 //! `whisper-dictation transcribe FILE...`: loads a model once and prints what each file says,
 //! as text or as JSON lines with segments, language and timings.
 
+use super::device_args::{print_notices, DeviceArgs};
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
@@ -8,10 +9,9 @@ use std::path::PathBuf;
 use std::time::Instant;
 use whisper_dictation::audio::wav::read_wav_16k;
 use whisper_dictation::paths;
+use whisper_dictation::transcriber::Transcriber;
 use whisper_dictation::whisper::tokenizer::lookup_language;
-use whisper_dictation::whisper::{
-    Engine, LoadOptions, Segment, Task, TranscribeParams, Transcript,
-};
+use whisper_dictation::whisper::{Segment, Task, TranscribeParams, Transcript};
 
 #[derive(Debug, Args)]
 pub struct TranscribeArgs {
@@ -44,19 +44,11 @@ pub struct TranscribeArgs {
     /// Decode at temperature 0 only (no fallback to higher temperatures).
     #[arg(long)]
     no_fallback: bool,
-    /// Weight precision on the CPU: f32 (reference results) or bf16 (faster on CPUs with
-    /// native bfloat16, slightly different numerics).
-    #[arg(long, value_enum, default_value_t = Precision::F32)]
-    precision: Precision,
+    #[command(flatten)]
+    device: DeviceArgs,
     /// Print one JSON object per file.
     #[arg(long)]
     json: bool,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum Precision {
-    F32,
-    Bf16,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -81,6 +73,8 @@ struct JsonTimings {
 struct JsonReport<'a> {
     file: &'a std::path::Path,
     model: &'a std::path::Path,
+    device: &'a str,
+    notices: &'a [String],
     text: &'a str,
     language: &'a str,
     language_probability: Option<f32>,
@@ -116,29 +110,22 @@ pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
         inputs.push((file, samples, started.elapsed()));
     }
     let model_dir = paths::resolve_model(&args.model)?;
-    let load = LoadOptions {
-        kind: match args.precision {
-            Precision::F32 => tch::Kind::Float,
-            Precision::Bf16 => tch::Kind::BFloat16,
-        },
-        ..LoadOptions::default()
-    };
-    let engine = Engine::load(&model_dir, &load)
-        .with_context(|| format!("cannot load the model in {}", model_dir.display()))?;
+    let manager = args.device.manager()?;
+    let loaded = Transcriber::load(&model_dir, manager);
+    let mut transcriber =
+        loaded.with_context(|| format!("cannot load the model in {}", model_dir.display()))?;
+    print_notices(&transcriber.take_notices());
     for (file, samples, audio_time) in inputs {
         let started = Instant::now();
-        let transcript = engine
-            .transcribe(&samples, &params)
-            .with_context(|| format!("{}: transcription failed", file.display()))?;
+        let result = transcriber.transcribe(&samples, &params);
+        let notices = transcriber.take_notices();
+        print_notices(&notices);
+        let transcript =
+            result.with_context(|| format!("{}: transcription failed", file.display()))?;
         let total = started.elapsed() + audio_time;
         if args.json {
-            print_json(
-                file,
-                &engine,
-                &transcript,
-                audio_time.as_secs_f64(),
-                total.as_secs_f64(),
-            )?;
+            let times = (audio_time.as_secs_f64(), total.as_secs_f64());
+            print_json(file, &transcriber, &transcript, &notices, times)?;
         } else {
             println!("{}", transcript.text.trim());
         }
@@ -167,14 +154,17 @@ fn params_from(args: &TranscribeArgs) -> TranscribeParams {
 
 fn print_json(
     file: &std::path::Path,
-    engine: &Engine,
+    transcriber: &Transcriber,
     t: &Transcript,
-    audio: f64,
-    total: f64,
+    notices: &[String],
+    (audio, total): (f64, f64),
 ) -> anyhow::Result<()> {
+    let engine = transcriber.engine();
     let report = JsonReport {
         file,
         model: engine.dir(),
+        device: transcriber.device().name(),
+        notices,
         text: t.text.trim(),
         language: &t.language,
         language_probability: t.language_probability,

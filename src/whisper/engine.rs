@@ -13,6 +13,9 @@ use std::time::{Duration, Instant};
 
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
+    /// The compute device failed while the model was being placed on it.
+    #[error("device failure while loading the model: {0}")]
+    Device(String),
     #[error(transparent)]
     Weights(#[from] LoadError),
     #[error(transparent)]

@@ -1,0 +1,324 @@
+//! A Whisper engine kept on the device the device manager chose. It loads the model there,
+//! marks each encoder/decoder phase in flight through the manager, and when the device fails it
+//! follows the manager's decision: retry with less memory, or move the whole model to the CPU
+//! (one fallback moves everything: loading, encoding and decoding follow) and retry, so the
+//! user still gets the text. A GPU whose backoff has expired is tried again on a later call.
+
+use crate::device::errors::Decision;
+use crate::device::manager::DeviceManager;
+use crate::device::tuning::{
+    candidates, fastest, CachedChoice, Capabilities, OptimizationLevel, TuningCache,
+};
+use crate::device::{DeviceKind, Operation};
+use crate::whisper::{
+    Engine, EngineError, LoadError, LoadOptions, Phase, PhaseObserver, TranscribeError,
+    TranscribeParams, Transcript,
+};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use tch::Kind;
+
+#[derive(Debug, thiserror::Error)]
+pub enum TranscriberError {
+    #[error(transparent)]
+    Load(#[from] EngineError),
+    #[error(transparent)]
+    Transcribe(#[from] TranscribeError),
+}
+
+pub struct Transcriber {
+    manager: DeviceManager,
+    model_dir: PathBuf,
+    engine: Engine,
+    on: DeviceKind,
+}
+
+impl Transcriber {
+    /// Loads `model_dir` where the manager says, falling back to the CPU if that device fails.
+    pub fn load(model_dir: &Path, mut manager: DeviceManager) -> Result<Self, TranscriberError> {
+        let wanted = manager.placement().kind;
+        let (engine, on) = load_with_fallback(&mut manager, model_dir, wanted)?;
+        Ok(Transcriber {
+            manager,
+            model_dir: model_dir.to_path_buf(),
+            engine,
+            on,
+        })
+    }
+
+    /// The device the model is on now.
+    pub fn device(&self) -> DeviceKind {
+        self.on
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    pub fn manager(&self) -> &DeviceManager {
+        &self.manager
+    }
+
+    /// User-facing device messages since the last call.
+    pub fn take_notices(&mut self) -> Vec<String> {
+        self.manager.take_notices()
+    }
+
+    /// Transcribes on the current device; on a device failure follows the manager's decision.
+    pub fn transcribe(
+        &mut self,
+        samples: &[f32],
+        params: &TranscribeParams,
+    ) -> Result<Transcript, TranscriberError> {
+        self.return_to_gpu_if_due();
+        let mut attempts = 0;
+        let mut params = params.clone();
+        loop {
+            attempts += 1;
+            let mut observer = ManagerObserver {
+                manager: &mut self.manager,
+                kind: self.on,
+            };
+            let error = match self
+                .engine
+                .transcribe_observed(samples, &params, &mut observer)
+            {
+                Ok(transcript) => return Ok(transcript),
+                Err(e) => e,
+            };
+            let Some(phase) = error.phase().filter(|_| self.on.is_gpu()) else {
+                return Err(error.into());
+            };
+            let op = operation_of(phase);
+            let (_, decision) = self
+                .manager
+                .failed(self.on, op, &error.to_string(), attempts);
+            match decision {
+                Decision::RetrySameDeviceWithLessMemory => {
+                    // Greedy decoding keeps one sequence instead of beam/best-of rows.
+                    params.beam_size = None;
+                    params.best_of = None;
+                }
+                Decision::RetryOnCpu => self.move_to(DeviceKind::Cpu)?,
+                Decision::GiveUp => return Err(error.into()),
+            }
+        }
+    }
+
+    /// After a fallback, a GPU whose backoff expired gets another chance.
+    fn return_to_gpu_if_due(&mut self) {
+        if self.on.is_gpu() {
+            return;
+        }
+        let wanted = self.manager.placement().kind;
+        if wanted.is_gpu() {
+            if let Ok(engine) = load_on(&mut self.manager, &self.model_dir, wanted) {
+                self.engine = engine;
+                self.on = wanted;
+            }
+        }
+    }
+
+    fn move_to(&mut self, kind: DeviceKind) -> Result<(), TranscriberError> {
+        let (engine, on) = load_with_fallback(&mut self.manager, &self.model_dir, kind)?;
+        self.engine = engine;
+        self.on = on;
+        Ok(())
+    }
+}
+
+/// Loads on `kind`; a device failure there (not a bad file) moves the load to the CPU.
+fn load_with_fallback(
+    manager: &mut DeviceManager,
+    model_dir: &Path,
+    kind: DeviceKind,
+) -> Result<(Engine, DeviceKind), TranscriberError> {
+    match load_on(manager, model_dir, kind) {
+        Ok(engine) => Ok((engine, kind)),
+        Err(DeviceLoadError::Device(_)) if kind.is_gpu() => {
+            let engine =
+                load_on(manager, model_dir, DeviceKind::Cpu).map_err(|e| e.into_error())?;
+            Ok((engine, DeviceKind::Cpu))
+        }
+        Err(e) => Err(e.into_error()),
+    }
+}
+
+enum DeviceLoadError {
+    /// The device failed (already recorded and explained by the manager).
+    Device(String),
+    /// The files are at fault; another device would not help.
+    Files(EngineError),
+}
+
+impl DeviceLoadError {
+    fn into_error(self) -> TranscriberError {
+        match self {
+            DeviceLoadError::Files(e) => e.into(),
+            DeviceLoadError::Device(message) => {
+                TranscriberError::Load(EngineError::Device(message))
+            }
+        }
+    }
+}
+
+fn load_on(
+    manager: &mut DeviceManager,
+    model_dir: &Path,
+    kind: DeviceKind,
+) -> Result<Engine, DeviceLoadError> {
+    let device_failed = |manager: &mut DeviceManager, message: String| {
+        manager.failed(kind, Operation::Load, &message, 1);
+        DeviceLoadError::Device(message)
+    };
+    if let Err(message) = manager.begin(kind, Operation::Load) {
+        return Err(device_failed(manager, message));
+    }
+    manager.prepare(kind);
+    let precision = match manager.config().optimization {
+        OptimizationLevel::Benchmarked => benchmarked_precision(manager, model_dir, kind),
+        _ => manager.precision_for(kind),
+    };
+    let opts = LoadOptions {
+        device: manager.backend(kind).device,
+        kind: precision,
+    };
+    match Engine::load(model_dir, &opts) {
+        Ok(engine) => {
+            manager.succeeded(kind, Operation::Load);
+            Ok(engine)
+        }
+        Err(EngineError::Weights(e @ LoadError::Torch { .. })) => {
+            Err(device_failed(manager, e.to_string()))
+        }
+        Err(e) => {
+            // Not the device's fault: clear the in-flight mark without blaming it.
+            manager.cancelled(kind);
+            Err(DeviceLoadError::Files(e))
+        }
+    }
+}
+
+/// Optimisation level 2: the fastest (precision, threads) for this device and model, timed once
+/// on a short real workload (one encoder window and a few decoder steps) and cached on disk.
+/// Sets the thread count it found; returns the precision.
+fn benchmarked_precision(manager: &mut DeviceManager, model_dir: &Path, kind: DeviceKind) -> Kind {
+    let model = model_dir.display().to_string();
+    let key = TuningCache::key(kind, &model, &crate::device::backend::libtorch_version());
+    let mut cache = TuningCache::load(&manager.config().data_dir);
+    let choice = match cache.get(&key) {
+        Some(choice) => choice.clone(),
+        None => {
+            let caps = Capabilities {
+                kind,
+                cpu_native_bf16: crate::platform::cpu_has_native_bf16(),
+                gpu_half_ok: manager.precision_for(kind) == Kind::Half,
+                runs_on_cpu: manager.backend(kind).simulated.is_some(),
+            };
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let device = manager.backend(kind).device;
+            let measured = fastest(&candidates(caps, cores), &mut |c| {
+                time_workload(model_dir, device, kind_of(c.precision), c.threads)
+            });
+            let Some((best, timings)) = measured else {
+                return manager.precision_for(kind);
+            };
+            let seconds = timings
+                .iter()
+                .find(|(c, _)| *c == best)
+                .map_or(0.0, |(_, d)| d.as_secs_f64());
+            let choice = CachedChoice {
+                precision: best.precision.to_string(),
+                threads: best.threads,
+                seconds,
+            };
+            if let Err(e) = cache.insert(key, choice.clone()) {
+                tracing::warn!("cannot save the tuning cache: {e}");
+            }
+            choice
+        }
+    };
+    tch::set_num_threads(choice.threads as i32);
+    kind_of(&choice.precision)
+}
+
+fn kind_of(precision: &str) -> Kind {
+    match precision {
+        "bf16" => Kind::BFloat16,
+        "f16" => Kind::Half,
+        _ => Kind::Float,
+    }
+}
+
+/// Best of two runs of one encoder window and 8 decoder steps at `precision` and `threads`.
+fn time_workload(
+    model_dir: &Path,
+    device: tch::Device,
+    precision: Kind,
+    threads: usize,
+) -> Option<Duration> {
+    let engine = Engine::load(
+        model_dir,
+        &LoadOptions {
+            device,
+            kind: precision,
+        },
+    )
+    .ok()?;
+    let previous = tch::get_num_threads();
+    tch::set_num_threads(threads as i32);
+    let _no_grad = tch::no_grad_guard();
+    let model = engine.model();
+    let dims = model.dims();
+    let mel = tch::Tensor::zeros(
+        [1, dims.n_mels as i64, 3000],
+        (Kind::Float, tch::Device::Cpu),
+    );
+    let sot = i64::from(engine.tokenizer().specials().sot);
+    let mut best: Option<Duration> = None;
+    for _ in 0..2 {
+        let started = Instant::now();
+        let run = || -> Result<(), crate::whisper::model::ModelError> {
+            let features = model.encode(&mel)?;
+            let mut state = model.start_decoding(&features, 1)?;
+            for _ in 0..8 {
+                let hidden =
+                    model.decode(&tch::Tensor::from_slice(&[sot]).view([1, 1]), &mut state)?;
+                let _logits = model.logits(&hidden)?;
+            }
+            Ok(())
+        };
+        let ok = run().is_ok();
+        let elapsed = started.elapsed();
+        if !ok {
+            tch::set_num_threads(previous);
+            return None;
+        }
+        best = Some(best.map_or(elapsed, |b| b.min(elapsed)));
+    }
+    tch::set_num_threads(previous);
+    best
+}
+
+fn operation_of(phase: Phase) -> Operation {
+    match phase {
+        Phase::Encode => Operation::Encode,
+        Phase::Decode => Operation::Decode,
+    }
+}
+
+/// Routes the engine's phase events to the device manager.
+struct ManagerObserver<'a> {
+    manager: &'a mut DeviceManager,
+    kind: DeviceKind,
+}
+
+impl PhaseObserver for ManagerObserver<'_> {
+    fn start(&mut self, phase: Phase) -> Result<(), String> {
+        self.manager.begin(self.kind, operation_of(phase))
+    }
+
+    fn end(&mut self, phase: Phase) {
+        self.manager.succeeded(self.kind, operation_of(phase));
+    }
+}
