@@ -28,6 +28,9 @@ pub struct DeviceArgs {
     /// with native bfloat16, f16 on GPUs that compute it correctly), 2 benchmark-guided.
     #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u8).range(0..=2))]
     optimize: u8,
+    /// CPU threads for libtorch (default: all cores).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
     /// Language of device messages: pl or en (default: from the system locale).
     #[arg(long)]
     ui_lang: Option<String>,
@@ -41,6 +44,9 @@ enum Precision {
 
 impl DeviceArgs {
     pub fn manager(&self) -> anyhow::Result<DeviceManager> {
+        if let Some(threads) = self.threads {
+            tch::set_num_threads(i32::from(threads));
+        }
         let env_choice = std::env::var(DEVICE_ENV).ok();
         let (choice, _) = resolve_choice(self.device.as_deref(), env_choice.as_deref(), None)?;
         let mut config = ManagerConfig::new(paths::state_dir()?);

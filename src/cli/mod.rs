@@ -1,5 +1,6 @@
 //! Command-line interface: the subcommands and their arguments.
 
+mod bench;
 mod device_args;
 mod devices;
 mod transcribe;
@@ -23,11 +24,15 @@ enum Command {
     Transcribe(transcribe::TranscribeArgs),
     /// Show compute devices, probe results, the failure history and where each operation runs.
     Devices(devices::DevicesArgs),
+    /// Time every device, precision and decoding mode on one clip and recommend the fastest
+    /// that gives the reference text.
+    Bench(bench::BenchArgs),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Transcribe(args) => transcribe::run(args),
         Command::Devices(args) => devices::run(args),
+        Command::Bench(args) => bench::run(args),
     }
 }

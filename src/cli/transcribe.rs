@@ -32,9 +32,6 @@ pub struct TranscribeArgs {
     /// Beam search width (1 = greedy).
     #[arg(long, default_value_t = 1)]
     beam: usize,
-    /// CPU threads for libtorch (default: all cores).
-    #[arg(long)]
-    threads: Option<usize>,
     /// Initial prompt: names, jargon, spelling the text should follow.
     #[arg(long)]
     prompt: Option<String>,
@@ -84,12 +81,6 @@ struct JsonReport<'a> {
 }
 
 pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
-    if let Some(threads) = args.threads {
-        if threads == 0 {
-            bail!("--threads must be at least 1");
-        }
-        tch::set_num_threads(threads as i32);
-    }
     if args.beam == 0 {
         bail!("--beam must be at least 1 (1 = greedy)");
     }

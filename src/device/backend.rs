@@ -94,8 +94,12 @@ pub fn libtorch_version() -> String {
         .and_then(|path| std::fs::read_to_string(path).ok())
         .map(|v| v.trim().to_string())
         .filter(|v| !v.is_empty())
-        .unwrap_or_else(|| "2.13.0".to_string())
+        .unwrap_or_else(|| TORCH_SYS_LIBTORCH_VERSION.to_string())
 }
+
+/// The libtorch version torch-sys 0.26 requires (its build checks it), used when the build
+/// folder is gone (an installed app).
+pub const TORCH_SYS_LIBTORCH_VERSION: &str = "2.13.0";
 
 /// What the user asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

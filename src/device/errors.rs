@@ -367,6 +367,7 @@ fn is_unsupported(text: &str) -> bool {
                 "not implemented for '",
                 "with arguments from the '",
                 "no kernel image is available",
+                "not linked with support for",
             ],
         )
 }

@@ -35,12 +35,6 @@ use tch::{Device, Kind, TchError, Tensor};
 /// The app version that cached reports are keyed by.
 pub const APP_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-/// The libtorch version this build links. tch exposes no version API, but torch-sys 0.26's build
-/// script refuses any libtorch other than 2.13.0 (it checks `$LIBTORCH/build-version`), so a
-/// binary that built at all links this version. [`libtorch_version`] prefers the
-/// `build-version` file when `LIBTORCH` is set at run time (as under `cargo run`/`cargo test`).
-pub const TORCH_SYS_LIBTORCH_VERSION: &str = "2.13.0";
-
 /// Allowed error in f32, relative to the largest absolute CPU value of an output. Not 1e-4:
 /// libtorch runs f32 convolutions on CUDA (Ampere and newer) in TF32 by default (cuDNN's
 /// `allow_tf32`), whose 10-bit mantissa puts results around 1e-4 of their scale away from the
@@ -288,20 +282,10 @@ impl ProbeReport {
             precision: precision_name(precision),
             checks: vec![check],
             duration_ms: elapsed_ms(started),
-            libtorch_version: libtorch_version(),
+            libtorch_version: super::backend::libtorch_version(),
             app_version: APP_VERSION.to_string(),
         }
     }
-}
-
-/// The linked libtorch's version: `$LIBTORCH/build-version` when `LIBTORCH` is set and the file
-/// is readable, else [`TORCH_SYS_LIBTORCH_VERSION`].
-pub fn libtorch_version() -> String {
-    std::env::var_os("LIBTORCH")
-        .and_then(|dir| fs::read_to_string(Path::new(&dir).join("build-version")).ok())
-        .map(|text| text.trim().to_string())
-        .filter(|version| !version.is_empty())
-        .unwrap_or_else(|| TORCH_SYS_LIBTORCH_VERSION.to_string())
 }
 
 fn elapsed_ms(started: Instant) -> f64 {
@@ -332,7 +316,7 @@ pub fn run_probe(target: &ProbeTarget) -> ProbeReport {
         precision: precision_name(target.precision),
         checks,
         duration_ms: elapsed_ms(started),
-        libtorch_version: libtorch_version(),
+        libtorch_version: super::backend::libtorch_version(),
         app_version: APP_VERSION.to_string(),
     }
 }
@@ -833,7 +817,7 @@ impl ProbeKey {
     /// The key of `target` with this build's libtorch and app versions.
     pub fn for_target(target: &ProbeTarget) -> Self {
         ProbeKey {
-            libtorch_version: libtorch_version(),
+            libtorch_version: super::backend::libtorch_version(),
             kind: target.kind,
             simulated: target.simulated.as_ref().map(simulated_spec),
             precision: precision_name(target.precision),
