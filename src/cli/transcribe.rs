@@ -8,6 +8,7 @@ use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Instant;
 use whisper_dictation::audio::wav::read_wav_16k;
+use whisper_dictation::device::tuning::default_beam_size;
 use whisper_dictation::paths;
 use whisper_dictation::transcriber::Transcriber;
 use whisper_dictation::whisper::tokenizer::lookup_language;
@@ -29,9 +30,9 @@ pub struct TranscribeArgs {
     detect_among: Vec<String>,
     #[arg(long, value_enum, default_value_t = TaskArg::Transcribe)]
     task: TaskArg,
-    /// Beam search width (1 = greedy).
-    #[arg(long, default_value_t = 1)]
-    beam: usize,
+    /// Beam search width (1 = greedy; default: the device's decoding default).
+    #[arg(long)]
+    beam: Option<usize>,
     /// Initial prompt: names, jargon, spelling the text should follow.
     #[arg(long)]
     prompt: Option<String>,
@@ -81,7 +82,7 @@ struct JsonReport<'a> {
 }
 
 pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
-    if args.beam == 0 {
+    if args.beam == Some(0) {
         bail!("--beam must be at least 1 (1 = greedy)");
     }
     for name in std::iter::once(&args.language)
@@ -92,7 +93,7 @@ pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
             bail!("unknown language '{name}' (use a code such as pl or en, or an English name)");
         }
     }
-    let params = params_from(&args);
+    let mut params = params_from(&args);
     // Read every file first, so a missing or unsupported file fails before the model loads.
     let mut inputs = Vec::with_capacity(args.files.len());
     for file in &args.files {
@@ -106,6 +107,9 @@ pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
     let mut transcriber =
         loaded.with_context(|| format!("cannot load the model in {}", model_dir.display()))?;
     print_notices(&transcriber.take_notices());
+    if args.beam.is_none() {
+        params.beam_size = default_beam_size(transcriber.device());
+    }
     for (file, samples, audio_time) in inputs {
         let started = Instant::now();
         let result = transcriber.transcribe(&samples, &params);
@@ -132,7 +136,7 @@ fn params_from(args: &TranscribeArgs) -> TranscribeParams {
             TaskArg::Transcribe => Task::Transcribe,
             TaskArg::Translate => Task::Translate,
         },
-        beam_size: (args.beam > 1).then_some(args.beam),
+        beam_size: args.beam.filter(|&b| b > 1),
         initial_prompt: args.prompt.clone(),
         without_timestamps: args.no_timestamps,
         ..TranscribeParams::default()

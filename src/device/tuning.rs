@@ -162,10 +162,11 @@ impl TuningCache {
     }
 }
 
-/// Decoding defaults per device: greedy everywhere. On GPUs the ADR's choice; on the CPU beam
-/// search was the ADR's default for tiny/base, but `whisper-dictation bench` measured it here
-/// at several times the decoding time of greedy without better text on the test clips, so the
-/// CPU keeps greedy too. `None` = greedy.
+/// Decoding defaults per device (`None` = greedy). GPUs: greedy, the ADR's choice. CPU: the ADR
+/// proposed beam 5 for tiny/base "or what benchmarks justify"; `whisper-dictation bench` on
+/// this project's 2-core test machine (base, f32) measured beam 5 at ~1.4x greedy's time on the
+/// bundled sample with the same text, and on the parity clips it never fixed a greedy error
+/// (en_awb came out differently wrong), so the CPU stays greedy: dictation latency matters more.
 pub fn default_beam_size(kind: DeviceKind) -> Option<usize> {
     match kind {
         DeviceKind::Cpu | DeviceKind::Cuda | DeviceKind::Mps => None,
