@@ -86,8 +86,9 @@ pub fn run(args: DevicesArgs) -> anyhow::Result<()> {
                 .collect(),
             backoff_failures: backoff.map_or(0, |b| b.failures),
             retry_in_seconds: backoff
-                .filter(|b| b.failures > 0 && b.retry_after > now)
-                .map(|b| b.retry_after - now),
+                .map(|b| b.last_failure + history.policy().delay(b.failures))
+                .filter(|&at| at > now)
+                .map(|at| at - now),
         });
     }
     let report = Report {

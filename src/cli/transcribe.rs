@@ -106,15 +106,19 @@ pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
     let loaded = Transcriber::load(&model_dir, manager);
     let mut transcriber =
         loaded.with_context(|| format!("cannot load the model in {}", model_dir.display()))?;
-    print_notices(&transcriber.take_notices());
+    // Load-time messages are printed now and, in JSON, reported with the first file.
+    let mut pending = transcriber.take_notices();
+    print_notices(&pending);
     if args.beam.is_none() {
         params.beam_size = default_beam_size(transcriber.device());
     }
     for (file, samples, audio_time) in inputs {
         let started = Instant::now();
         let result = transcriber.transcribe(&samples, &params);
-        let notices = transcriber.take_notices();
-        print_notices(&notices);
+        let fresh = transcriber.take_notices();
+        print_notices(&fresh);
+        let mut notices = std::mem::take(&mut pending);
+        notices.extend(fresh);
         let transcript =
             result.with_context(|| format!("{}: transcription failed", file.display()))?;
         let total = started.elapsed() + audio_time;

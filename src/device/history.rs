@@ -122,7 +122,9 @@ pub struct Backoff {
     pub failures: u32,
     /// When the last failure happened, Unix seconds.
     pub last_failure: u64,
-    /// Don't try the device again before this, Unix seconds.
+    /// When the backoff in force at the last failure ends, Unix seconds: a record for people
+    /// reading the file. [`History::may_retry`] recomputes it from the current policy, so a
+    /// changed backoff setting applies at once.
     pub retry_after: u64,
 }
 
@@ -321,7 +323,7 @@ impl History {
     /// Whether the device may be tried at `now` (Unix seconds): no backoff, or it has expired.
     pub fn may_retry(&self, device: DeviceKind, now: u64) -> bool {
         self.backoff(device)
-            .is_none_or(|backoff| now >= backoff.retry_after)
+            .is_none_or(|b| now >= b.last_failure.saturating_add(self.policy.delay(b.failures)))
     }
 
     /// Brings a loaded file in line with what this code writes: current schema version, no

@@ -63,6 +63,7 @@ pub struct DeviceManager {
     notices: Vec<String>,
     /// GPU operations that failed in this process and later succeeded (for "works again").
     recovering: Vec<DeviceKind>,
+    explained: Option<Placement>,
 }
 
 impl DeviceManager {
@@ -80,10 +81,8 @@ impl DeviceManager {
             verdicts: HashMap::new(),
             notices: Vec::new(),
             recovering: Vec::new(),
+            explained: None,
         };
-        if let Some(w) = manager.probes.warning() {
-            tracing::warn!("{w}");
-        }
         for warning in warnings {
             tracing::warn!("{warning}");
             if let Warning::Crashed { marker, .. } = &warning {
@@ -197,11 +196,12 @@ impl DeviceManager {
         if !kind.is_gpu() {
             return;
         }
-        let was_unhealthy = !self.store.history().is_healthy(kind, op);
+        let had_backoff = self.store.history().backoff(kind).is_some();
         if let Err(e) = self.store.finish(kind, op, Outcome::success(now_unix())) {
             tracing::warn!("{e}");
         }
-        if was_unhealthy && !self.recovering.contains(&kind) {
+        let now_fine = self.store.history().backoff(kind).is_none();
+        if had_backoff && now_fine && !self.recovering.contains(&kind) {
             self.recovering.push(kind);
             let gpu = self.backend(kind).name;
             self.notify(Message::GpuRecovered { gpu });
@@ -285,6 +285,10 @@ impl DeviceManager {
 
     /// Tells the user when the placement is not what they would expect.
     fn explain(&mut self, placement: &Placement) {
+        if self.explained.as_ref() == Some(placement) {
+            return;
+        }
+        self.explained = Some(placement.clone());
         let using = self.backend(placement.kind).name;
         match &placement.reason {
             Reason::RequestedMissing { requested } => {
@@ -295,10 +299,11 @@ impl DeviceManager {
             }
             Reason::ProbeFailed { gpu } => {
                 let report = self.probe(*gpu, Kind::Float);
-                let category = report
-                    .first_failure()
-                    .and_then(|c| c.category)
-                    .unwrap_or(ErrorCategory::WrongResults);
+                let category = match report.first_failure().and_then(|c| c.category) {
+                    // The probe's child process died in this run: not "the app closed last time".
+                    Some(ErrorCategory::Crashed) => ErrorCategory::Unknown,
+                    other => other.unwrap_or(ErrorCategory::WrongResults),
+                };
                 let name = self.backend(*gpu).name;
                 self.notify(user_message(category, Decision::RetryOnCpu, &name));
             }
