@@ -8,5 +8,6 @@ pub mod device;
 pub mod i18n;
 pub mod paths;
 pub mod platform;
+pub mod settings;
 pub mod transcriber;
 pub mod whisper;

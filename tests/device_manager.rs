@@ -541,6 +541,33 @@ fn the_environment_can_keep_the_model_on_the_cpu_without_touching_the_gpu() {
 }
 
 #[test]
+fn the_device_setting_is_followed_and_the_environment_and_flag_override_it() {
+    let state = State::new();
+    std::fs::write(
+        state.file("settings.json"),
+        r#"{"device": "cpu", "ui_lang": "pl"}"#,
+    )
+    .unwrap();
+    let sim = [(SIMULATE, "mps")];
+    let report = state.devices(&sim);
+    assert_placed_on(&report, "cpu");
+    assert_eq!(report["reason"], "asked for");
+    let report = state.devices(&[(SIMULATE, "mps"), ("WHISPER_DICTATION_DEVICE", "mps")]);
+    assert_placed_on(&report, "mps");
+    let (_, json) = state.transcribe_json(&sim, "en");
+    assert_eq!(json["device"], "cpu", "{json}");
+
+    // A setting naming no known device is refused with the file's meaning in the message.
+    std::fs::write(state.file("settings.json"), r#"{"device": "tpu"}"#).unwrap();
+    let run = state.transcribe(&sim, &[]);
+    let line = run.single_error_line();
+    assert!(
+        line.contains("device setting") && line.contains("'tpu'"),
+        "{line}"
+    );
+}
+
+#[test]
 fn an_unknown_device_is_one_error_line_naming_it() {
     let state = State::new();
     let run = state.transcribe(&[(SIMULATE, "mps")], &["--device", "tpu"]);

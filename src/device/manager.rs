@@ -136,7 +136,7 @@ impl DeviceManager {
         }
         let level = self.config.optimization;
         let runs_on_cpu = self.backend(kind).simulated.is_some();
-        let wants_half = kind.is_gpu() && !runs_on_cpu && level >= OptimizationLevel::Hardware;
+        let wants_half = kind.is_gpu() && !runs_on_cpu;
         let caps = Capabilities {
             kind,
             cpu_native_bf16: crate::platform::cpu_has_native_bf16(),

@@ -1,0 +1,148 @@
+//! The user's settings file (`settings.json` in the state folder). Every field has a default, so
+//! a partial or older file still loads (container-level `#[serde(default)]` plus a schema
+//! version); a damaged file is reported and the defaults are used, never a crash. Only what
+//! exists so far lives here: where Whisper runs and how the device manager talks.
+
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+pub const SETTINGS_FILE: &str = "settings.json";
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Settings {
+    pub schema_version: u32,
+    /// Where Whisper runs: `auto` (MPS, then CUDA, then CPU), `cpu`, `cuda` or `mps`. The
+    /// `--device` flag and `WHISPER_DICTATION_DEVICE` override it.
+    pub device: String,
+    /// Language of the app's messages (`pl`, `en`); empty = the system locale.
+    pub ui_lang: String,
+    /// Optimisation level 0–2 (see `device::tuning`).
+    pub optimize: u8,
+    /// CPU precision `f32` or `bf16`; empty = chosen by the optimisation level.
+    pub cpu_precision: String,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            schema_version: SCHEMA_VERSION,
+            device: "auto".to_string(),
+            ui_lang: String::new(),
+            optimize: 0,
+            cpu_precision: String::new(),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {problem}; using the default settings", .path.display())]
+pub struct SettingsWarning {
+    pub path: PathBuf,
+    pub problem: String,
+}
+
+impl Settings {
+    /// Reads `dir/settings.json`: missing → defaults silently; unreadable or invalid → defaults
+    /// and a warning naming the file and the problem.
+    pub fn load(dir: &Path) -> (Settings, Option<SettingsWarning>) {
+        let path = dir.join(SETTINGS_FILE);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return (Settings::default(), None)
+            }
+            Err(e) => return (Settings::default(), Some(warning(&path, e.to_string()))),
+        };
+        match serde_json::from_str::<Settings>(&text) {
+            Ok(s) if s.schema_version > SCHEMA_VERSION => {
+                let problem = format!(
+                    "schema version {} is newer than this app's",
+                    s.schema_version
+                );
+                (Settings::default(), Some(warning(&path, problem)))
+            }
+            Ok(s) => (s, None),
+            Err(e) => (Settings::default(), Some(warning(&path, e.to_string()))),
+        }
+    }
+
+    /// Writes `dir/settings.json` atomically (temp name in the same folder, then rename).
+    pub fn save(&self, dir: &Path) -> std::io::Result<()> {
+        std::fs::create_dir_all(dir)?;
+        let path = dir.join(SETTINGS_FILE);
+        let tmp = dir.join(format!(".{SETTINGS_FILE}.tmp-{}", std::process::id()));
+        std::fs::write(&tmp, serde_json::to_string_pretty(self)?)?;
+        std::fs::rename(&tmp, &path)
+    }
+
+    /// A non-empty string setting, for layering under flags and environment variables.
+    pub fn non_empty(value: &str) -> Option<&str> {
+        Some(value).filter(|v| !v.trim().is_empty())
+    }
+}
+
+fn warning(path: &Path, problem: String) -> SettingsWarning {
+    SettingsWarning {
+        path: path.to_path_buf(),
+        problem,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_file_gives_defaults_without_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let (s, w) = Settings::load(dir.path());
+        assert_eq!(s, Settings::default());
+        assert!(w.is_none());
+    }
+
+    #[test]
+    fn a_partial_old_file_keeps_what_it_says_and_defaults_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join(SETTINGS_FILE),
+            r#"{"device": "cpu", "extra": 1}"#,
+        )
+        .unwrap();
+        let (s, w) = Settings::load(dir.path());
+        assert!(w.is_none());
+        assert_eq!(s.device, "cpu");
+        assert_eq!(s.optimize, 0);
+    }
+
+    #[test]
+    fn damaged_or_future_files_warn_with_the_path_and_use_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(SETTINGS_FILE);
+        for bad in [
+            "{broken",
+            r#"{"optimize": "fast"}"#,
+            r#"{"schema_version": 99}"#,
+        ] {
+            std::fs::write(&path, bad).unwrap();
+            let (s, w) = Settings::load(dir.path());
+            assert_eq!(s, Settings::default());
+            let w = w.expect("a warning").to_string();
+            assert!(w.contains(SETTINGS_FILE), "{w}");
+        }
+    }
+
+    #[test]
+    fn saving_round_trips_and_leaves_no_temp_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Settings {
+            device: "mps".into(),
+            ui_lang: "pl".into(),
+            ..Settings::default()
+        };
+        s.save(dir.path()).unwrap();
+        assert_eq!(Settings::load(dir.path()).0, s);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+}
