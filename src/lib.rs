@@ -3,6 +3,7 @@
 //! The library holds everything the binary (`src/main.rs`) drives: audio input, the Whisper
 //! engine (`whisper`), and where files live (`paths`).
 
+pub mod atomic_file;
 pub mod audio;
 pub mod device;
 pub mod i18n;

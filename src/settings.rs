@@ -71,10 +71,8 @@ impl Settings {
     /// Writes `dir/settings.json` atomically (temp name in the same folder, then rename).
     pub fn save(&self, dir: &Path) -> std::io::Result<()> {
         std::fs::create_dir_all(dir)?;
-        let path = dir.join(SETTINGS_FILE);
-        let tmp = dir.join(format!(".{SETTINGS_FILE}.tmp-{}", std::process::id()));
-        std::fs::write(&tmp, serde_json::to_string_pretty(self)?)?;
-        std::fs::rename(&tmp, &path)
+        let json = serde_json::to_string_pretty(self)?;
+        crate::atomic_file::write(&dir.join(SETTINGS_FILE), json.as_bytes())
     }
 
     /// A non-empty string setting, for layering under flags and environment variables.

@@ -26,9 +26,8 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// The history file's name inside the data folder.
@@ -696,41 +695,10 @@ fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), History
         path: dir.to_path_buf(),
         source,
     })?;
-    let temp = temp_path_for(path);
-    let written = write_synced(&temp, &json).and_then(|()| fs::rename(&temp, path));
-    if let Err(source) = written {
-        let _ = fs::remove_file(&temp);
-        return Err(HistoryError::Write {
-            path: path.to_path_buf(),
-            source,
-        });
-    }
-    sync_dir(dir);
-    Ok(())
-}
-
-/// `.<name>.tmp-<pid>-<n>` next to `path`: same folder (so the rename is atomic), hidden, and
-/// unique per process and per write (two threads saving at once don't share a temp file).
-fn temp_path_for(path: &Path) -> PathBuf {
-    static WRITES: AtomicU64 = AtomicU64::new(0);
-    let n = WRITES.fetch_add(1, Ordering::Relaxed);
-    let name = path
-        .file_name()
-        .map_or_else(|| "file".into(), |name| name.to_string_lossy().into_owned());
-    path.with_file_name(format!(".{name}.tmp-{}-{n}", std::process::id()))
-}
-
-fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut file = fs::File::create(path)?;
-    file.write_all(bytes)?;
-    file.sync_all()
-}
-
-/// Makes the rename itself durable. Best effort: not every OS lets a folder be opened.
-fn sync_dir(dir: &Path) {
-    if let Ok(handle) = fs::File::open(dir) {
-        let _ = handle.sync_all();
-    }
+    crate::atomic_file::write(path, &json).map_err(|source| HistoryError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 #[cfg(test)]

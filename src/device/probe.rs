@@ -919,12 +919,7 @@ impl ProbeCache {
             entries: self.entries.clone(),
         };
         let json = serde_json::to_vec_pretty(&file).map_err(io::Error::other)?;
-        let temp = dir.join(format!(".{CACHE_FILE_NAME}.{}.tmp", std::process::id()));
-        let written = write_synced(&temp, &json).and_then(|()| fs::rename(&temp, &self.path));
-        if written.is_err() {
-            let _ = fs::remove_file(&temp);
-        }
-        written
+        crate::atomic_file::write(&self.path, &json)
     }
 }
 
@@ -941,12 +936,6 @@ fn read_cache_file(path: &Path) -> Result<CacheFile, String> {
     };
     serde_json::from_str(&text)
         .map_err(|err| format!("ignoring corrupt {}: {err}; probing again", path.display()))
-}
-
-fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut file = fs::File::create(path)?;
-    file.write_all(bytes)?;
-    file.sync_all()
 }
 
 // ---------------------------------------------------------------------------------------------
