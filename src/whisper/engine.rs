@@ -68,7 +68,8 @@ impl Engine {
             });
         }
         Ok(Self {
-            model: Whisper::new(loaded.weights, opts.device, opts.kind),
+            model: Whisper::new(loaded.weights, opts.device, opts.kind)
+                .map_err(|e| EngineError::Device(e.to_string()))?,
             tokenizer,
             generation: loaded.generation,
             layout: loaded.layout,

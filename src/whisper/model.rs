@@ -52,7 +52,10 @@ impl<T> Stage<T> for std::result::Result<T, TchError> {
 /// A loaded Whisper model: immutable weights on one device, in one floating-point kind.
 #[derive(Debug)]
 pub struct Whisper {
+    /// All weights except the token embedding, which lives in `embedding_t`.
     weights: WhisperWeights,
+    /// The token embedding, also the output projection (read whole on every decoder step).
+    embedding: TokenEmbedding,
     device: Device,
     kind: Kind,
 }
@@ -93,12 +96,15 @@ impl DecoderState {
 }
 
 impl Whisper {
-    pub fn new(weights: WhisperWeights, device: Device, kind: Kind) -> Self {
-        Self {
+    /// Takes the weights over; fails only if the device cannot hold the re-laid-out embedding.
+    pub fn new(mut weights: WhisperWeights, device: Device, kind: Kind) -> Result<Self> {
+        let table = std::mem::replace(&mut weights.decoder.token_embedding, Tensor::new());
+        Ok(Self {
             weights,
+            embedding: TokenEmbedding::new(table, kind)?,
             device,
             kind,
-        }
+        })
     }
 
     pub fn dims(&self) -> &ModelDims {
@@ -206,12 +212,10 @@ impl Whisper {
             });
         }
         let tokens = tokens.f_to_device(self.device).stage("move tokens")?;
-        let x = dec
-            .token_embedding
-            .f_index_select(0, &tokens.f_flatten(0, -1).stage("token embedding")?)
-            .stage("token embedding")?;
-        let x = x
-            .f_view([tokens.size()[0], n as i64, dims.n_text_state as i64])
+        let x = self
+            .embedding
+            .lookup(&tokens.f_flatten(0, -1).stage("token embedding")?)
+            .and_then(|rows| rows.f_reshape([tokens.size()[0], n as i64, dims.n_text_state as i64]))
             .stage("token embedding")?;
         let pos = dec
             .positional_embedding
@@ -228,12 +232,58 @@ impl Whisper {
     /// Next-token logits (float32) for hidden states `[.., n_text_state]`: the tied output
     /// projection against the token embedding.
     pub fn logits(&self, hidden: &Tensor) -> Result<Tensor> {
-        // `linear` multiplies by the transposed embedding in place; `matmul` with `.tr()` would
-        // copy the whole [n_vocab, d] table on every step.
-        hidden
-            .f_linear(&self.weights.decoder.token_embedding, None::<Tensor>)
+        self.embedding
+            .project(hidden)
             .and_then(|l| l.f_to_kind(Kind::Float))
             .stage("logits")
+    }
+}
+
+/// The token embedding `[n_vocab, d]` in whichever layout makes the output projection fastest
+/// for the weight kind: measured on the CPU, `x · E` against a transposed contiguous copy is
+/// ~1.9x faster than `x · Eᵀ` in float32 (4.0 vs 7.6 ms for base), while bfloat16 is faster
+/// row-major (1.9 vs 2.6 ms). Only one copy is kept.
+#[derive(Debug)]
+struct TokenEmbedding {
+    table: Tensor,
+    /// `table` is `[d, n_vocab]` rather than `[n_vocab, d]`.
+    transposed: bool,
+}
+
+impl TokenEmbedding {
+    fn new(table: Tensor, kind: Kind) -> Result<Self> {
+        if kind != Kind::Float {
+            return Ok(Self {
+                table,
+                transposed: false,
+            });
+        }
+        let table = table
+            .f_tr()
+            .and_then(|t| t.f_contiguous())
+            .stage("transpose the token embedding")?;
+        Ok(Self {
+            table,
+            transposed: true,
+        })
+    }
+
+    /// Rows `[ids.len(), d]` for token ids.
+    fn lookup(&self, ids: &Tensor) -> std::result::Result<Tensor, TchError> {
+        if self.transposed {
+            self.table.f_index_select(1, ids)?.f_tr()
+        } else {
+            self.table.f_index_select(0, ids)
+        }
+    }
+
+    /// Logits `[.., n_vocab]` for hidden states `[.., d]`.
+    fn project(&self, hidden: &Tensor) -> std::result::Result<Tensor, TchError> {
+        if self.transposed {
+            hidden.f_matmul(&self.table)
+        } else {
+            hidden.f_linear(&self.table, None::<Tensor>)
+        }
     }
 }
 
