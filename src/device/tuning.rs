@@ -165,7 +165,7 @@ impl TuningCache {
 
 /// Decoding defaults per device (`None` = greedy). GPUs: greedy, the ADR's choice. CPU: the ADR
 /// proposed beam 5 for tiny/base "or what benchmarks justify"; `whisper-dictation bench` on
-/// this project's 2-core test machine (base, f32) measured beam 5 at ~1.4x greedy's time on the
+/// this project's 2-core test machine (base, f32) measured beam 5 at ~1.3x greedy's time on the
 /// bundled sample with the same text, and on the parity clips it never fixed a greedy error
 /// (en_awb came out differently wrong), so the CPU stays greedy: dictation latency matters more.
 pub fn default_beam_size(kind: DeviceKind) -> Option<usize> {
