@@ -68,8 +68,7 @@ impl Engine {
             });
         }
         Ok(Self {
-            model: Whisper::new(loaded.weights, opts.device, opts.kind)
-                .map_err(|e| EngineError::Device(e.to_string()))?,
+            model: Whisper::new(loaded.weights, opts.device, opts.kind),
             tokenizer,
             generation: loaded.generation,
             layout: loaded.layout,
