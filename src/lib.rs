@@ -1,14 +1,23 @@
 //! whisper-dictation: push-to-talk dictation with OpenAI Whisper running locally on libtorch.
 //!
-//! The library holds everything the binary (`src/main.rs`) drives: audio input, the Whisper
-//! engine (`whisper`), and where files live (`paths`).
+//! The library holds everything the binary (`src/main.rs`) drives: the menu-bar app (`app`:
+//! coordinator, state machine, tray, worker), audio input (`audio`: WAV, microphone, energy
+//! gate), the Whisper engine (`whisper`), where it runs (`device`, `transcriber`), delivering
+//! text (`inject`), and the app's files (`settings`, `recordings`, `paths`, `logging`).
 
+pub mod app;
+pub mod app_icons;
 pub mod atomic_file;
 pub mod audio;
 pub mod device;
 pub mod i18n;
+pub mod inject;
+pub mod logging;
+pub mod login_item;
 pub mod paths;
 pub mod platform;
+pub mod recordings;
 pub mod settings;
+pub mod single_instance;
 pub mod transcriber;
 pub mod whisper;

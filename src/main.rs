@@ -1,20 +1,28 @@
-//! The `whisper-dictation` binary: logging, argument parsing, and dispatch to the commands in
-//! `cli/`. Errors end here as one line on stderr and a non-zero exit.
+//! The `whisper-dictation` binary: with no command it runs the menu-bar app; the commands in
+//! `cli/` transcribe files and inspect devices. Errors end here as one line on stderr and a
+//! non-zero exit.
 
 mod cli;
 
 use clap::Parser;
 
 fn main() {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("WHISPER_DICTATION_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .init();
     let args = cli::Cli::parse();
+    let app_mode = args.is_app();
+    // The app logs to a rotating file as well (and at info: stage timings); commands only warn.
+    let log_dir = if app_mode {
+        whisper_dictation::paths::log_dir().ok()
+    } else {
+        None
+    };
+    let default_filter = if app_mode { "info" } else { "warn" };
+    let _log = match whisper_dictation::logging::init(log_dir.as_deref(), default_filter) {
+        Ok(guard) => Some(guard),
+        Err(e) => {
+            eprintln!("whisper-dictation: logging: {e}");
+            None
+        }
+    };
     if let Err(err) = cli::run(args) {
         eprintln!("whisper-dictation: {err:#}");
         std::process::exit(1);

@@ -43,6 +43,50 @@ pub fn state_dir() -> Result<PathBuf, PathError> {
     }
 }
 
+/// Where the rotating log files go: `$WHISPER_DICTATION_STATE_DIR/logs` when that is set;
+/// otherwise `~/Library/Logs/whisper-dictation` on macOS (where Console.app looks), the XDG
+/// state folder's `logs` on Linux (`~/.local/state/whisper-dictation/logs`), and the data
+/// folder's `logs` where the OS has neither.
+pub fn log_dir() -> Result<PathBuf, PathError> {
+    let overridden = std::env::var_os(STATE_DIR_ENV)
+        .filter(|dir| !dir.is_empty())
+        .map(PathBuf::from);
+    let home = directories::BaseDirs::new()
+        .ok_or(PathError::NoHome)?
+        .home_dir()
+        .to_path_buf();
+    let project = project_dirs()?;
+    Ok(log_dir_for(
+        std::env::consts::OS,
+        overridden.as_deref(),
+        &home,
+        project.state_dir(),
+        project.data_dir(),
+    ))
+}
+
+/// [`log_dir`] for a given OS name (`std::env::consts::OS`) and the folders it would use.
+pub fn log_dir_for(
+    os: &str,
+    state_dir_override: Option<&Path>,
+    home: &Path,
+    xdg_state_dir: Option<&Path>,
+    data_dir: &Path,
+) -> PathBuf {
+    if let Some(dir) = state_dir_override {
+        return dir.join("logs");
+    }
+    if os == "macos" {
+        return home.join("Library/Logs/whisper-dictation");
+    }
+    xdg_state_dir.unwrap_or(data_dir).join("logs")
+}
+
+/// Where the last recordings are kept (see `recordings`): the state folder's `recordings`.
+pub fn recordings_dir() -> Result<PathBuf, PathError> {
+    Ok(state_dir()?.join("recordings"))
+}
+
 /// Where installed models live, one folder per model name.
 pub fn models_dir() -> Result<PathBuf, PathError> {
     Ok(data_dir()?.join("models"))
@@ -95,6 +139,31 @@ pub fn installed_models(models_dir: &Path) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn log_folder_per_os() {
+        let home = Path::new("/home/ala");
+        let xdg = Path::new("/home/ala/.local/state/whisper-dictation");
+        let data = Path::new("/home/ala/.local/share/whisper-dictation");
+        assert_eq!(
+            log_dir_for("linux", None, home, Some(xdg), data),
+            Path::new("/home/ala/.local/state/whisper-dictation/logs")
+        );
+        assert_eq!(
+            log_dir_for("macos", None, Path::new("/Users/ala"), None, data),
+            Path::new("/Users/ala/Library/Logs/whisper-dictation")
+        );
+        assert_eq!(
+            log_dir_for("windows", None, home, None, data),
+            data.join("logs")
+        );
+        for os in ["linux", "macos"] {
+            assert_eq!(
+                log_dir_for(os, Some(Path::new("/tmp/st")), home, Some(xdg), data),
+                Path::new("/tmp/st/logs")
+            );
+        }
+    }
 
     #[test]
     fn model_names_resolve_inside_the_models_folder_only() {

@@ -1,7 +1,9 @@
 //! The user's settings file (`settings.json` in the state folder). Every field has a default, so
 //! a partial or older file still loads (container-level `#[serde(default)]` plus a schema
-//! version); a damaged file is reported and the defaults are used, never a crash. Only what
-//! exists so far lives here: where Whisper runs and how the device manager talks.
+//! version); a damaged file is reported and the defaults are used, never a crash. It holds where
+//! Whisper runs and how the device manager talks, and the menu-bar app's choices (hotkey, mode,
+//! output, language, model, microphone, limits). Values are strings or numbers as the user
+//! would write them; the app parses them where they are used and falls back on a bad one.
 
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -22,6 +24,29 @@ pub struct Settings {
     pub optimize: u8,
     /// CPU precision `f32` or `bf16`; empty = chosen by the optimisation level.
     pub cpu_precision: String,
+    /// The global hotkey, e.g. `ctrl+alt+space` (the default: Ctrl+Alt+Space on Linux,
+    /// Control+Option+Space on macOS; no common system or editor shortcut uses it).
+    pub hotkey: String,
+    /// `hold` (push-to-talk) or `toggle` (press to start, press again to stop).
+    pub hotkey_mode: String,
+    /// Where the text goes: `paste` (clipboard + Ctrl/Cmd+V, previous clipboard restored),
+    /// `type` (typed key by key), or `copy` (clipboard only).
+    pub output: String,
+    /// Spoken language: `auto`, a code such as `pl` or `en`, or `auto:pl,en` (detect among).
+    pub language: String,
+    /// Installed model name or a model folder.
+    pub model: String,
+    /// Microphone name as the system lists it; empty = the system default.
+    pub input_device: String,
+    /// Longest recording in seconds; a notice comes 10 s before it stops by itself.
+    pub max_recording_secs: u32,
+    /// Keep the microphone stream open with a short pre-roll so the first word is never cut
+    /// (the system's microphone indicator then stays on while the app runs).
+    pub keep_microphone_open: bool,
+    /// Text given to Whisper as the initial prompt: names, jargon, spelling.
+    pub prompt: String,
+    /// How many recordings are kept on disk for "Retry last recording".
+    pub keep_recordings: usize,
 }
 
 impl Default for Settings {
@@ -32,6 +57,16 @@ impl Default for Settings {
             ui_lang: String::new(),
             optimize: 0,
             cpu_precision: String::new(),
+            hotkey: "ctrl+alt+space".to_string(),
+            hotkey_mode: "hold".to_string(),
+            output: "paste".to_string(),
+            language: "auto:pl,en".to_string(),
+            model: crate::paths::DEFAULT_MODEL.to_string(),
+            input_device: String::new(),
+            max_recording_secs: 120,
+            keep_microphone_open: true,
+            prompt: String::new(),
+            keep_recordings: 10,
         }
     }
 }

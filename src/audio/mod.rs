@@ -1,5 +1,7 @@
-//! Audio input: reading WAV files of any common format and converting audio to what Whisper
-//! takes (16 kHz mono f32).
+//! Audio input: reading WAV files of any common format, converting audio to what Whisper takes
+//! (16 kHz mono f32), recording from the microphone, and the energy gate.
 
+pub mod capture;
+pub mod level;
 pub mod resample;
 pub mod wav;

@@ -1,19 +1,11 @@
 //! The device options every model-running command shares, and building the device manager
 //! from them (flag → environment → setting → auto; simulated GPU from the environment).
 
-use anyhow::Context;
 use clap::{Args, ValueEnum};
-use whisper_dictation::device::backend::{resolve_choice, DEVICE_ENV};
-use whisper_dictation::device::history::BackoffPolicy;
-use whisper_dictation::device::manager::{DeviceManager, ManagerConfig};
-use whisper_dictation::device::simulated::SimulatedGpu;
-use whisper_dictation::device::tuning::OptimizationLevel;
-use whisper_dictation::i18n::UiLang;
+use whisper_dictation::device::manager::DeviceManager;
+use whisper_dictation::device::setup::{manager_config, Overrides};
 use whisper_dictation::paths;
 use whisper_dictation::settings::Settings;
-
-/// Overrides the GPU retry backoff's first delay in seconds (tests and demos).
-const BACKOFF_ENV: &str = "WHISPER_DICTATION_GPU_BACKOFF_SECS";
 
 #[derive(Debug, Args)]
 pub struct DeviceArgs {
@@ -53,42 +45,21 @@ impl DeviceArgs {
         if let Some(warning) = warning {
             tracing::warn!("{warning}");
         }
-        let env_choice = std::env::var(DEVICE_ENV).ok();
-        let (choice, _) = resolve_choice(
-            self.device.as_deref(),
-            env_choice.as_deref(),
-            Settings::non_empty(&settings.device),
+        let overrides = Overrides {
+            device: self.device.clone(),
+            cpu_precision: self.precision.map(|p| match p {
+                Precision::F32 => tch::Kind::Float,
+                Precision::Bf16 => tch::Kind::BFloat16,
+            }),
+            optimize: self.optimize,
+            ui_lang: self.ui_lang.clone(),
+        };
+        let config = manager_config(
+            state_dir,
+            &settings,
+            &overrides,
+            std::env::current_exe().ok(),
         )?;
-        let mut config = ManagerConfig::new(state_dir);
-        config.choice = choice;
-        config.lang = match self
-            .ui_lang
-            .as_deref()
-            .or(Settings::non_empty(&settings.ui_lang))
-        {
-            Some(lang) => UiLang::parse(lang),
-            None => UiLang::detect(),
-        };
-        config.simulated = SimulatedGpu::from_env()?;
-        config.probe_exe = std::env::current_exe().ok();
-        config.cpu_precision = match (self.precision, settings.cpu_precision.as_str()) {
-            (Some(Precision::F32), _) | (None, "f32") => Some(tch::Kind::Float),
-            (Some(Precision::Bf16), _) | (None, "bf16") => Some(tch::Kind::BFloat16),
-            _ => None,
-        };
-        let level = self.optimize.unwrap_or(settings.optimize);
-        config.optimization =
-            OptimizationLevel::from_number(level).unwrap_or(OptimizationLevel::Safe);
-        if let Ok(secs) = std::env::var(BACKOFF_ENV) {
-            let base_secs = secs
-                .trim()
-                .parse()
-                .with_context(|| format!("{BACKOFF_ENV}: '{secs}' is not a number of seconds"))?;
-            config.backoff = BackoffPolicy {
-                base_secs,
-                ..BackoffPolicy::default()
-            };
-        }
         Ok(DeviceManager::open(config))
     }
 }

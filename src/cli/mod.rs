@@ -1,4 +1,4 @@
-//! Command-line interface: the subcommands and their arguments.
+//! Command-line interface: the subcommands and their arguments. No subcommand runs the app.
 
 mod bench;
 mod device_args;
@@ -6,20 +6,25 @@ mod devices;
 mod transcribe;
 
 use clap::{Parser, Subcommand};
+use whisper_dictation::app::{self, AppPaths};
+use whisper_dictation::paths;
 
 #[derive(Debug, Parser)]
 #[command(
     name = "whisper-dictation",
     version,
-    about = "Push-to-talk dictation with Whisper, offline"
+    about = "Push-to-talk dictation with Whisper, offline. Without a command it starts the \
+             menu-bar app: hold the hotkey (default Ctrl+Alt+Space), speak, let go."
 )]
 pub struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run the menu-bar (tray) app; the same as no command.
+    App,
     /// Transcribe WAV files and print what was said.
     Transcribe(transcribe::TranscribeArgs),
     /// Show compute devices, probe results, the failure history and where each operation runs.
@@ -29,10 +34,22 @@ enum Command {
     Bench(bench::BenchArgs),
 }
 
+impl Cli {
+    /// Whether this invocation runs the menu-bar app.
+    pub fn is_app(&self) -> bool {
+        matches!(self.command, None | Some(Command::App))
+    }
+}
+
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Transcribe(args) => transcribe::run(args),
-        Command::Devices(args) => devices::run(args),
-        Command::Bench(args) => bench::run(args),
+        None | Some(Command::App) => app::run(AppPaths {
+            state_dir: paths::state_dir()?,
+            log_dir: paths::log_dir()?,
+            recordings_dir: paths::recordings_dir()?,
+        }),
+        Some(Command::Transcribe(args)) => transcribe::run(args),
+        Some(Command::Devices(args)) => devices::run(args),
+        Some(Command::Bench(args)) => bench::run(args),
     }
 }

@@ -10,6 +10,7 @@ pub mod history;
 pub mod manager;
 pub mod policy;
 pub mod probe;
+pub mod setup;
 pub mod simulated;
 pub mod tuning;
 

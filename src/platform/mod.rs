@@ -41,6 +41,136 @@ pub fn cpu_has_native_bf16() -> bool {
     }
 }
 
+/// Which launch-at-login mechanism this OS uses (see `login_item`).
+pub fn login_item_kind() -> crate::login_item::LoginItemKind {
+    #[cfg(target_os = "macos")]
+    {
+        crate::login_item::LoginItemKind::LaunchAgent
+    }
+    #[cfg(not(target_os = "macos"))]
+    {
+        crate::login_item::LoginItemKind::XdgAutostart
+    }
+}
+
+/// The physical modifier keys (Shift, Control, Alt/Option, Super/Command) as the window
+/// system sees them, for waiting until the user lets go before a synthesized paste.
+pub struct ModifierProbe {
+    #[cfg(target_os = "linux")]
+    x11: (x11rb::rust_connection::RustConnection, u32),
+}
+
+impl ModifierProbe {
+    /// `None` where the state cannot be read (Wayland, no display).
+    pub fn new() -> Option<ModifierProbe> {
+        #[cfg(target_os = "linux")]
+        {
+            let (conn, screen) = x11rb::connect(None).ok()?;
+            let root = x11rb::connection::Connection::setup(&conn)
+                .roots
+                .get(screen)?
+                .root;
+            Some(ModifierProbe { x11: (conn, root) })
+        }
+        #[cfg(target_os = "macos")]
+        {
+            Some(ModifierProbe {})
+        }
+        #[cfg(not(any(target_os = "linux", target_os = "macos")))]
+        {
+            None
+        }
+    }
+
+    /// Whether any modifier is held now; `None` when the query failed.
+    pub fn held(&self) -> Option<bool> {
+        #[cfg(target_os = "linux")]
+        {
+            use x11rb::protocol::xproto::{ConnectionExt, KeyButMask};
+            let (conn, root) = &self.x11;
+            let mask = conn.query_pointer(*root).ok()?.reply().ok()?.mask;
+            let modifiers =
+                KeyButMask::SHIFT | KeyButMask::CONTROL | KeyButMask::MOD1 | KeyButMask::MOD4;
+            Some(u16::from(mask & modifiers) != 0)
+        }
+        #[cfg(target_os = "macos")]
+        {
+            // CGEventSourceFlagsState(kCGEventSourceStateHIDSystemState): the hardware state.
+            #[link(name = "ApplicationServices", kind = "framework")]
+            extern "C" {
+                fn CGEventSourceFlagsState(state_id: i32) -> u64;
+            }
+            const HID_SYSTEM_STATE: i32 = 1;
+            // Shift, Control, Option (Alternate), Command.
+            const MODIFIERS: u64 = 0x0002_0000 | 0x0004_0000 | 0x0008_0000 | 0x0010_0000;
+            let flags = unsafe { CGEventSourceFlagsState(HID_SYSTEM_STATE) };
+            Some(flags & MODIFIERS != 0)
+        }
+        #[cfg(not(any(target_os = "linux", target_os = "macos")))]
+        {
+            None
+        }
+    }
+}
+
+/// Sends the system's paste shortcut by key: Cmd+V by its virtual key code on macOS (kVK_ANSI_V,
+/// the same physical key on every layout), Ctrl+V on X11, where applications match shortcuts by
+/// keysym, so enigo's keysym lookup finds the key that types "v" in the active layout.
+pub fn send_paste_shortcut(enigo: &mut enigo::Enigo) -> enigo::InputResult<()> {
+    use enigo::{Direction, Key, Keyboard};
+    #[cfg(target_os = "macos")]
+    let (modifier, press_v) = (Key::Meta, |e: &mut enigo::Enigo| e.raw(9, Direction::Click));
+    #[cfg(not(target_os = "macos"))]
+    let (modifier, press_v) = (Key::Control, |e: &mut enigo::Enigo| {
+        e.key(Key::Unicode('v'), Direction::Click)
+    });
+    enigo.key(modifier, Direction::Press)?;
+    let pressed = press_v(enigo);
+    let released = enigo.key(modifier, Direction::Release);
+    pressed.and(released)
+}
+
+/// Opens a folder in the system's file manager (Finder, or the XDG default), without waiting.
+pub fn open_folder(path: &std::path::Path) -> std::io::Result<()> {
+    #[cfg(target_os = "macos")]
+    let opener = "open";
+    #[cfg(not(target_os = "macos"))]
+    let opener = "xdg-open";
+    let mut child = std::process::Command::new(opener)
+        .arg(path)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()?;
+    // Reap it when it ends, without making the caller wait.
+    std::thread::spawn(move || child.wait());
+    Ok(())
+}
+
+/// Platform touches on the event loop: on macOS the app lives only in the menu bar (no Dock
+/// icon, no app menu), as `LSUIElement` says for the bundle; elsewhere nothing.
+pub fn configure_event_loop<T: 'static>(event_loop: &mut tao::event_loop::EventLoop<T>) {
+    #[cfg(target_os = "macos")]
+    {
+        use tao::platform::macos::{ActivationPolicy, EventLoopExtMacOS};
+        event_loop.set_activation_policy(ActivationPolicy::Accessory);
+    }
+    #[cfg(not(target_os = "macos"))]
+    {
+        let _ = event_loop;
+    }
+}
+
+/// The tray icon style: macOS menu-bar icons are templates (black + alpha, tinted by the
+/// system for light and dark menu bars); Linux trays show the coloured icons.
+pub fn tray_icon_style() -> crate::app_icons::IconStyle {
+    if cfg!(target_os = "macos") {
+        crate::app_icons::IconStyle::Template
+    } else {
+        crate::app_icons::IconStyle::Color
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,762 @@
+//! The menu-bar app: one coordinator on the main thread (the `tao` event loop) owns the
+//! dictation state machine and the tray; the recorder, the transcription worker, the output
+//! (clipboard and keys) and notifications are threads that talk to it through events. The event
+//! loop never waits on any of them.
+//!
+//! A dictation: hotkey down → recording → hotkey up → audio (+ tail) → saved, gated, transcribed
+//! → text judged (silence and hallucinations dropped) → delivered (paste / type / copy). Each
+//! one logs its stage timings from key-up.
+
+pub mod notify;
+pub mod output;
+pub mod state;
+pub mod texts;
+pub mod tray;
+pub mod verdict;
+pub mod worker;
+
+use crate::app_icons::IconState;
+use crate::audio::capture::{Recorder, RecorderCommand, RecorderConfig, RecorderEvent, PRE_ROLL};
+use crate::device::backend::detect;
+use crate::device::simulated::SimulatedGpu;
+use crate::device::DeviceKind;
+use crate::i18n::UiLang;
+use crate::inject::OutputMode;
+use crate::login_item::LoginItem;
+use crate::recordings::RecordingStore;
+use crate::settings::Settings;
+use crate::single_instance::{InstanceError, InstanceLock};
+use global_hotkey::hotkey::HotKey;
+use global_hotkey::{GlobalHotKeyEvent, GlobalHotKeyManager, HotKeyState};
+use notify::Notifier;
+use output::{Output, OutputCommand, OutputEvent};
+use state::{Action, Activity, Config, Dictation, HotkeyMode, Input};
+use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use tao::event::{Event, StartCause};
+use tao::event_loop::{ControlFlow, EventLoopBuilder, EventLoopProxy};
+use tao::platform::run_return::EventLoopExtRunReturn;
+use texts::{microphone_line, status_line, Notice, Status};
+use tray::{MenuAction, MenuModel, Tray};
+use tray_icon::menu::MenuEvent;
+use worker::{Job, JobAudio, Outcome, Worker, WorkerCommand, WorkerEvent};
+
+/// Everything that reaches the event loop from elsewhere.
+#[derive(Debug)]
+pub enum AppEvent {
+    Hotkey(HotKeyState),
+    Menu(String),
+    Recorder(RecorderEvent),
+    Worker(WorkerEvent),
+    Output(OutputEvent),
+}
+
+/// Where the app keeps its files (the tests point them at a temporary folder).
+#[derive(Debug, Clone)]
+pub struct AppPaths {
+    pub state_dir: PathBuf,
+    pub log_dir: PathBuf,
+    pub recordings_dir: PathBuf,
+}
+
+/// Runs the app until Quit. Returns an error only for what stops it from starting at all.
+pub fn run(paths: AppPaths) -> anyhow::Result<()> {
+    let (settings, settings_warning) = Settings::load(&paths.state_dir);
+    let lang = crate::device::setup::ui_lang(None, &settings);
+    let _instance = match InstanceLock::acquire(&paths.state_dir) {
+        Ok(lock) => lock,
+        Err(InstanceError::AlreadyRunning { pid, .. }) => {
+            let (summary, body) = Notice::AlreadyRunning.text(lang);
+            eprintln!("whisper-dictation: {body}");
+            tracing::info!(?pid, "already running; exiting");
+            let _ = notify_rust::Notification::new()
+                .appname(notify::APP_NAME)
+                .summary(&summary)
+                .body(&body)
+                .show();
+            return Ok(());
+        }
+        Err(e) => return Err(e.into()),
+    };
+
+    let mut event_loop = EventLoopBuilder::<AppEvent>::with_user_event().build();
+    crate::platform::configure_event_loop(&mut event_loop);
+    let proxy = event_loop.create_proxy();
+    let notifier = Notifier::spawn()?;
+    if let Some(warning) = settings_warning {
+        tracing::warn!("{warning}");
+        notify_of(
+            &notifier,
+            lang,
+            &Notice::SettingsDamaged {
+                detail: warning.to_string(),
+            },
+        );
+    }
+
+    let hotkeys = GlobalHotKeyManager::new()
+        .map_err(|e| anyhow::anyhow!("global hotkeys are not available here: {e}"))?;
+    let hotkey = register_hotkey(&hotkeys, &settings.hotkey, &notifier, lang);
+    forward_hotkeys(proxy.clone());
+    forward_menu(proxy.clone());
+
+    let recorder = Recorder::spawn(
+        recorder_config(&settings),
+        sender(&proxy, AppEvent::Recorder),
+    )?;
+    let recordings = RecordingStore::new(
+        paths.recordings_dir.clone(),
+        settings.keep_recordings.max(1),
+    );
+    let worker = Worker::spawn(
+        RecordingStore::new(
+            paths.recordings_dir.clone(),
+            settings.keep_recordings.max(1),
+        ),
+        sender(&proxy, AppEvent::Worker),
+    )?;
+    let output = Output::spawn(sender(&proxy, AppEvent::Output))?;
+
+    let mode = HotkeyMode::parse(&settings.hotkey_mode).unwrap_or(HotkeyMode::Hold);
+    let max = Duration::from_secs(u64::from(settings.max_recording_secs.clamp(5, 3600)));
+    let mut app = App {
+        dictation: Dictation::new(Config::new(mode, max)),
+        login_item: login_item(),
+        settings,
+        lang,
+        paths,
+        notifier,
+        recorder,
+        worker,
+        output,
+        recordings,
+        tray: None,
+        hotkey_registered: hotkey.is_some(),
+        stages: HashMap::new(),
+        pending_audio: HashMap::new(),
+        recent: VecDeque::new(),
+        last_delivered: None,
+        model: None,
+        last_error: None,
+        announced_ready: false,
+        quit: false,
+    };
+    app.load_model();
+
+    event_loop.run_return(|event, _target, control_flow| {
+        match event {
+            Event::NewEvents(StartCause::Init) => app.build_tray(),
+            Event::NewEvents(StartCause::ResumeTimeReached { .. }) => app.input(Input::Tick),
+            Event::UserEvent(event) => app.handle(event),
+            _ => {}
+        }
+        *control_flow = match (app.quit, app.dictation.next_deadline()) {
+            (true, _) => ControlFlow::Exit,
+            (false, Some(deadline)) => ControlFlow::WaitUntil(deadline),
+            (false, None) => ControlFlow::Wait,
+        };
+    });
+    if let Some(hotkey) = hotkey {
+        let _ = hotkeys.unregister(hotkey);
+    }
+    tracing::info!("quit");
+    Ok(())
+}
+
+/// Per-dictation stage times, for the log line.
+#[derive(Debug, Default, Clone, Copy)]
+struct Stages {
+    key_up: Option<Instant>,
+    audio: Option<Instant>,
+    text: Option<Instant>,
+    engine: Duration,
+}
+
+struct LoadedModel {
+    name: String,
+    device: DeviceKind,
+    why: String,
+}
+
+struct App {
+    dictation: Dictation,
+    settings: Settings,
+    lang: UiLang,
+    paths: AppPaths,
+    notifier: Notifier,
+    recorder: Recorder,
+    worker: Worker,
+    output: Output,
+    recordings: RecordingStore,
+    tray: Option<Tray>,
+    login_item: Option<LoginItem>,
+    hotkey_registered: bool,
+    stages: HashMap<u64, Stages>,
+    pending_audio: HashMap<u64, Vec<f32>>,
+    recent: VecDeque<String>,
+    last_delivered: Option<(String, Instant)>,
+    model: Option<LoadedModel>,
+    last_error: Option<String>,
+    announced_ready: bool,
+    quit: bool,
+}
+
+impl App {
+    fn handle(&mut self, event: AppEvent) {
+        match event {
+            AppEvent::Hotkey(HotKeyState::Pressed) => self.input(Input::HotkeyPressed),
+            AppEvent::Hotkey(HotKeyState::Released) => self.input(Input::HotkeyReleased),
+            AppEvent::Menu(id) => match MenuAction::parse(&id) {
+                Some(action) => self.menu(action),
+                None => tracing::debug!(id, "menu item without an action"),
+            },
+            AppEvent::Recorder(event) => self.recorder_event(event),
+            AppEvent::Worker(event) => self.worker_event(event),
+            AppEvent::Output(event) => self.output_event(event),
+        }
+        self.refresh();
+    }
+
+    fn input(&mut self, input: Input) {
+        let now = Instant::now();
+        for action in self.dictation.handle(input, now) {
+            self.act(action, now);
+        }
+        self.refresh();
+    }
+
+    fn act(&mut self, action: Action, now: Instant) {
+        match action {
+            Action::StartRecording { id } => {
+                tracing::info!(id, "recording started");
+                self.recorder.send(RecorderCommand::Start { id });
+            }
+            Action::StopRecording { id } => {
+                tracing::info!(id, "recording stopped");
+                self.stages.insert(
+                    id,
+                    Stages {
+                        key_up: Some(now),
+                        ..Stages::default()
+                    },
+                );
+                self.recorder.send(RecorderCommand::Stop { id });
+            }
+            Action::CancelRecording { id } => {
+                tracing::info!(id, "recording cancelled (tap shorter than 0.3 s)");
+                self.recorder.send(RecorderCommand::Cancel { id });
+            }
+            Action::Transcribe { id } => {
+                if let Some(samples) = self.pending_audio.remove(&id) {
+                    self.transcribe(id, JobAudio::Recorded(samples));
+                }
+            }
+            Action::TranscribeSaved { id } => match self.recordings.latest() {
+                Some(path) => {
+                    tracing::info!(id, path = %path.display(), "retrying a saved recording");
+                    self.stages.insert(
+                        id,
+                        Stages {
+                            key_up: Some(now),
+                            audio: Some(now),
+                            ..Stages::default()
+                        },
+                    );
+                    self.transcribe(id, JobAudio::Saved(path));
+                }
+                None => {
+                    self.notify(&Notice::NothingToRetry);
+                    self.dictation.handle(Input::Finished { id }, now);
+                }
+            },
+            Action::WarnMaxLength { remaining } => {
+                self.notify(&Notice::MaxLengthSoon { remaining });
+            }
+            Action::MaxLengthReached => self.notify(&Notice::MaxLengthReached),
+        }
+    }
+
+    fn transcribe(&mut self, id: u64, audio: JobAudio) {
+        let params = worker::params_from(&self.settings);
+        self.worker
+            .send(WorkerCommand::Transcribe(Job { id, audio, params }));
+    }
+
+    fn recorder_event(&mut self, event: RecorderEvent) {
+        match event {
+            RecorderEvent::Started {
+                id,
+                device,
+                pre_roll,
+            } => {
+                tracing::info!(
+                    id,
+                    device,
+                    pre_roll_ms = pre_roll.as_millis() as u64,
+                    "microphone recording"
+                );
+            }
+            RecorderEvent::FirstAudio { id, after_start } => {
+                tracing::info!(
+                    id,
+                    key_down_to_first_audio_ms = after_start.as_millis() as u64,
+                    "first audio after key-down"
+                );
+            }
+            RecorderEvent::Audio { id, samples, ended } => {
+                let stage = self.stages.entry(id).or_default();
+                stage.audio = Some(Instant::now());
+                tracing::debug!(
+                    id,
+                    seconds = samples.len() as f32 / 16_000.0,
+                    ?ended,
+                    "audio ready"
+                );
+                self.pending_audio.insert(id, samples);
+                self.input(Input::AudioReady { id });
+                self.pending_audio.remove(&id);
+            }
+            RecorderEvent::Failed { id, message } => {
+                if let Some(id) = id {
+                    self.input(Input::RecorderFailed { id });
+                }
+                self.notify(&Notice::MicrophoneFailed { detail: message });
+            }
+        }
+    }
+
+    fn worker_event(&mut self, event: WorkerEvent) {
+        match event {
+            WorkerEvent::Loading { model } => {
+                tracing::info!(model, "loading the model");
+                self.input(Input::ModelLoading);
+            }
+            WorkerEvent::Ready {
+                model,
+                device,
+                why,
+                load,
+                warm_up,
+            } => {
+                tracing::info!(
+                    model,
+                    device = device.name(),
+                    why,
+                    load_ms = load.as_millis() as u64,
+                    warm_up_ms = warm_up.as_millis() as u64,
+                    "model ready"
+                );
+                self.model = Some(LoadedModel {
+                    name: model,
+                    device,
+                    why,
+                });
+                self.last_error = None;
+                self.input(Input::ModelReady);
+                if !self.announced_ready {
+                    self.announced_ready = true;
+                    tracing::info!(
+                        hotkey = %self.settings.hotkey,
+                        hotkey_registered = self.hotkey_registered,
+                        mode = %self.settings.hotkey_mode,
+                        output = %self.settings.output,
+                        "app ready"
+                    );
+                }
+            }
+            WorkerEvent::LoadFailed { model, message } => {
+                tracing::error!(model, message, "model not loaded");
+                self.model = None;
+                self.last_error = Some(message.clone());
+                self.input(Input::ModelFailed);
+                self.notify(&Notice::ModelFailed {
+                    model,
+                    detail: message,
+                });
+            }
+            WorkerEvent::Notices(notices) => {
+                for notice in notices {
+                    tracing::warn!(notice, "device");
+                    self.notifier.send(notify::APP_NAME, notice);
+                }
+            }
+            WorkerEvent::Done {
+                id,
+                outcome,
+                recording,
+                at,
+                engine,
+                level,
+            } => {
+                let stage = self.stages.entry(id).or_default();
+                stage.text = Some(at);
+                stage.engine = engine;
+                match outcome {
+                    Outcome::Text(text) => self.deliver(id, text),
+                    Outcome::Empty(empty) => {
+                        tracing::info!(
+                            id,
+                            reason = empty.reason(),
+                            active_speech_s = level.map_or(0.0, |l| l.active_seconds),
+                            detail = ?empty,
+                            "dictation empty"
+                        );
+                        self.finish(id);
+                    }
+                    Outcome::Failed(message) => {
+                        tracing::error!(id, message, recording = ?recording, "transcription failed");
+                        self.last_error = Some(message.clone());
+                        self.notify(&Notice::TranscriptionFailed { detail: message });
+                        self.finish(id);
+                    }
+                }
+            }
+        }
+    }
+
+    fn deliver(&mut self, id: u64, text: String) {
+        let mode = OutputMode::parse(&self.settings.output).unwrap_or(OutputMode::Paste);
+        let previous = self
+            .last_delivered
+            .as_ref()
+            .map(|(t, at)| (t.as_str(), at.elapsed()));
+        let joined = match mode {
+            OutputMode::Copy => text.clone(),
+            _ => verdict::join_with_previous(previous, &text),
+        };
+        self.recent.push_front(text);
+        self.recent.truncate(tray::RECENT);
+        if let Some(tray) = &self.tray {
+            tray.set_recent(self.recent.make_contiguous());
+        }
+        self.output.send(OutputCommand::Deliver {
+            id,
+            text: joined,
+            mode,
+        });
+    }
+
+    fn output_event(&mut self, event: OutputEvent) {
+        match event {
+            OutputEvent::Delivered { id, delivered } => {
+                let stage = self.stages.remove(&id).unwrap_or_default();
+                let ms = |at: Option<Instant>| match (stage.key_up, at) {
+                    (Some(k), Some(a)) => a.saturating_duration_since(k).as_millis() as u64,
+                    _ => 0,
+                };
+                let text = self.recent.front().cloned().unwrap_or_default();
+                tracing::info!(
+                    id,
+                    key_up_to_audio_ms = ms(stage.audio),
+                    key_up_to_text_ms = ms(stage.text),
+                    key_up_to_pasted_ms = ms(Some(delivered.at)),
+                    engine_ms = stage.engine.as_millis() as u64,
+                    modifiers_wait_ms = delivered.waited_for_modifiers.as_millis() as u64,
+                    clipboard_restored = delivered.restored_clipboard,
+                    output = delivered.mode.name(),
+                    text,
+                    "dictation done"
+                );
+                self.last_delivered = Some((text, delivered.at));
+                self.last_error = None;
+                self.finish(id);
+            }
+            OutputEvent::Failed { id, message } => {
+                tracing::error!(?id, message, "output failed");
+                self.notify(&Notice::PasteFailed { detail: message });
+                if let Some(id) = id {
+                    self.stages.remove(&id);
+                    self.finish(id);
+                }
+            }
+        }
+    }
+
+    fn finish(&mut self, id: u64) {
+        self.stages.remove(&id);
+        self.dictation
+            .handle(Input::Finished { id }, Instant::now());
+    }
+
+    fn menu(&mut self, action: MenuAction) {
+        tracing::info!(?action, "menu");
+        match action {
+            MenuAction::CopyRecent(i) => {
+                if let Some(text) = self.recent.get(i) {
+                    self.output.send(OutputCommand::Copy(text.clone()));
+                }
+            }
+            MenuAction::Retry => self.input(Input::Retry),
+            MenuAction::Model(name) => {
+                self.settings.model = name;
+                self.save_settings();
+                self.load_model();
+            }
+            MenuAction::Language(language) => {
+                self.settings.language = language;
+                self.save_settings();
+            }
+            MenuAction::Device(device) => {
+                self.settings.device = device;
+                self.save_settings();
+                self.load_model();
+            }
+            MenuAction::HotkeyMode(mode) => {
+                if let Some(parsed) = HotkeyMode::parse(&mode) {
+                    self.settings.hotkey_mode = parsed.name().to_string();
+                    self.save_settings();
+                    self.input(Input::ModeChanged(parsed));
+                }
+            }
+            MenuAction::Output(mode) => {
+                self.settings.output = mode.name().to_string();
+                self.save_settings();
+                tracing::info!(output = mode.name(), "output mode changed");
+            }
+            MenuAction::LaunchAtLogin => self.toggle_login_item(),
+            MenuAction::OpenLogs => {
+                if let Err(e) = crate::platform::open_folder(&self.paths.log_dir) {
+                    tracing::warn!("cannot open {}: {e}", self.paths.log_dir.display());
+                }
+            }
+            MenuAction::Quit => self.quit = true,
+        }
+        if let Some(tray) = &self.tray {
+            tray.show_settings(&self.settings);
+        }
+    }
+
+    fn load_model(&mut self) {
+        match worker::model_request(&self.settings, &self.paths.state_dir) {
+            Ok(request) => self.worker.send(WorkerCommand::Load(request)),
+            Err(message) => {
+                tracing::error!(message, "no model");
+                self.last_error = Some(message.clone());
+                self.input(Input::ModelFailed);
+                let models_dir = crate::paths::models_dir()
+                    .map(|d| d.display().to_string())
+                    .unwrap_or_default();
+                if crate::paths::models_dir()
+                    .map(|d| crate::paths::installed_models(&d).is_empty())
+                    .unwrap_or(true)
+                {
+                    self.notify(&Notice::NoModelInstalled { models_dir });
+                } else {
+                    self.notify(&Notice::ModelFailed {
+                        model: self.settings.model.clone(),
+                        detail: message,
+                    });
+                }
+            }
+        }
+    }
+
+    fn save_settings(&mut self) {
+        if let Err(e) = self.settings.save(&self.paths.state_dir) {
+            self.notify(&Notice::SettingsNotSaved {
+                detail: format!("{}: {e}", self.paths.state_dir.display()),
+            });
+        }
+    }
+
+    fn toggle_login_item(&mut self) {
+        let Some(item) = &self.login_item else {
+            return;
+        };
+        let result = if item.is_enabled() {
+            item.disable()
+        } else {
+            item.enable()
+        };
+        if let Err(e) = result {
+            tracing::warn!("launch at login: {}: {e}", item.path.display());
+        }
+        if let Some(tray) = &self.tray {
+            tray.set_login(item.is_enabled());
+        }
+    }
+
+    fn build_tray(&mut self) {
+        let models = crate::paths::models_dir()
+            .map(|d| crate::paths::installed_models(&d))
+            .unwrap_or_default();
+        let available: Vec<DeviceKind> = detect(SimulatedGpu::from_env().ok().flatten())
+            .iter()
+            .map(|b| b.kind)
+            .collect();
+        let model = MenuModel {
+            lang: self.lang,
+            settings: &self.settings,
+            installed_models: &models,
+            available_devices: &available,
+            launch_at_login: self.login_item.as_ref().is_some_and(LoginItem::is_enabled),
+        };
+        match Tray::build(&model) {
+            Ok(tray) => {
+                let pre_roll = self.settings.keep_microphone_open.then_some(PRE_ROLL);
+                tray.set_microphone(&microphone_line(
+                    self.lang,
+                    &self.settings.input_device,
+                    pre_roll,
+                ));
+                self.tray = Some(tray);
+                tracing::info!("tray icon shown");
+            }
+            Err(e) => tracing::error!("no tray icon: {e}"),
+        }
+        self.refresh();
+    }
+
+    /// Icon, status line and retry item from the current state.
+    fn refresh(&mut self) {
+        let activity = self.dictation.activity();
+        let Some(tray) = &mut self.tray else {
+            return;
+        };
+        let icon = match activity {
+            Activity::Recording => IconState::Recording,
+            Activity::Transcribing | Activity::Loading => IconState::Transcribing,
+            Activity::Broken => IconState::Error,
+            Activity::Idle if self.last_error.is_some() => IconState::Error,
+            Activity::Idle => IconState::Idle,
+        };
+        tray.set_icon(icon);
+        let status = match activity {
+            Activity::Loading => Status::Loading {
+                model: &self.settings.model,
+            },
+            Activity::Idle => Status::Ready,
+            Activity::Recording => Status::Recording,
+            Activity::Transcribing => Status::Transcribing {
+                queued: self.dictation.queued(),
+            },
+            Activity::Broken => Status::Broken,
+        };
+        let device = self
+            .model
+            .as_ref()
+            .map(|m| (m.device.name().to_uppercase(), m.why.clone()));
+        let name = self
+            .model
+            .as_ref()
+            .map_or(self.settings.model.as_str(), |m| m.name.as_str());
+        let line = status_line(
+            self.lang,
+            &status,
+            name,
+            device.as_ref().map(|(d, w)| (d.as_str(), w.as_str())),
+        );
+        tray.set_status(&line);
+        tray.set_retry_enabled(self.recordings.latest().is_some());
+    }
+
+    fn notify(&self, notice: &Notice) {
+        notify_of(&self.notifier, self.lang, notice);
+    }
+}
+
+fn notify_of(notifier: &Notifier, lang: UiLang, notice: &Notice) {
+    let (summary, body) = notice.text(lang);
+    notifier.send(summary, body);
+}
+
+fn recorder_config(settings: &Settings) -> RecorderConfig {
+    RecorderConfig {
+        device: settings.input_device.clone(),
+        keep_open: settings.keep_microphone_open,
+    }
+}
+
+/// Registers the hotkey from the settings (the default one if the setting does not parse).
+fn register_hotkey(
+    manager: &GlobalHotKeyManager,
+    text: &str,
+    notifier: &Notifier,
+    lang: UiLang,
+) -> Option<HotKey> {
+    let default = Settings::default().hotkey;
+    let hotkey = match HotKey::from_str(text) {
+        Ok(hotkey) => hotkey,
+        Err(e) => {
+            notify_of(
+                notifier,
+                lang,
+                &Notice::HotkeyUnavailable {
+                    hotkey: text.to_string(),
+                    detail: format!("{e}; using {default}"),
+                },
+            );
+            HotKey::from_str(&default).ok()?
+        }
+    };
+    match manager.register(hotkey) {
+        Ok(()) => {
+            tracing::info!(hotkey = text, "hotkey registered");
+            Some(hotkey)
+        }
+        Err(e) => {
+            tracing::error!(hotkey = text, "hotkey not registered: {e}");
+            notify_of(
+                notifier,
+                lang,
+                &Notice::HotkeyUnavailable {
+                    hotkey: text.to_string(),
+                    detail: e.to_string(),
+                },
+            );
+            None
+        }
+    }
+}
+
+/// An event sender for a thread: wraps its events into [`AppEvent`]s for the event loop.
+fn sender<E: Send + 'static>(
+    proxy: &EventLoopProxy<AppEvent>,
+    wrap: fn(E) -> AppEvent,
+) -> impl Fn(E) + Send + 'static {
+    let proxy = Mutex::new(proxy.clone());
+    move |event| {
+        let proxy = proxy.lock().unwrap_or_else(|p| p.into_inner());
+        // Fails only once the event loop has ended (the app is quitting).
+        let _ = proxy.send_event(wrap(event));
+    }
+}
+
+fn forward_hotkeys(proxy: EventLoopProxy<AppEvent>) {
+    let proxy = Mutex::new(proxy);
+    GlobalHotKeyEvent::set_event_handler(Some(move |event: GlobalHotKeyEvent| {
+        let proxy = proxy.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = proxy.send_event(AppEvent::Hotkey(event.state()));
+    }));
+}
+
+fn forward_menu(proxy: EventLoopProxy<AppEvent>) {
+    let proxy = Mutex::new(proxy);
+    MenuEvent::set_event_handler(Some(move |event: MenuEvent| {
+        let proxy = proxy.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = proxy.send_event(AppEvent::Menu(event.id().as_ref().to_string()));
+    }));
+}
+
+/// The launch-at-login file for this platform, pointing at this binary.
+fn login_item() -> Option<LoginItem> {
+    let home = directories::BaseDirs::new()?.home_dir().to_path_buf();
+    let exe = std::env::current_exe().ok()?;
+    let xdg = std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from);
+    let item = LoginItem::for_platform(
+        crate::platform::login_item_kind(),
+        &home,
+        xdg.as_deref(),
+        &exe,
+    );
+    // The app may have moved since the item was written: point it here again.
+    match item.repoint() {
+        Ok(true) => tracing::info!(path = %item.path.display(), "launch-at-login entry re-pointed"),
+        Ok(false) => {}
+        Err(e) => tracing::warn!("launch at login: {}: {e}", item.path.display()),
+    }
+    Some(item)
+}

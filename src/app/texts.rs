@@ -1,0 +1,418 @@
+//! The menu-bar app's words in Polish and English: menu labels (with `&` mnemonics, which GTK
+//! underlines and macOS strips), the status line, and notifications. The device manager's own
+//! messages live in `crate::i18n`.
+
+use crate::i18n::UiLang;
+use std::time::Duration;
+
+/// Static labels of one language.
+#[derive(Debug, Clone, Copy)]
+pub struct Labels {
+    pub recent: &'static str,
+    pub recent_none: &'static str,
+    pub retry: &'static str,
+    pub model: &'static str,
+    pub language: &'static str,
+    pub lang_auto: &'static str,
+    pub lang_auto_pl_en: &'static str,
+    pub lang_more: &'static str,
+    pub device: &'static str,
+    pub device_auto: &'static str,
+    pub hotkey_mode: &'static str,
+    pub mode_hold: &'static str,
+    pub mode_toggle: &'static str,
+    pub output: &'static str,
+    pub output_paste: &'static str,
+    pub output_type: &'static str,
+    pub output_copy: &'static str,
+    pub launch_at_login: &'static str,
+    pub open_logs: &'static str,
+    pub quit: &'static str,
+}
+
+pub fn labels(lang: UiLang) -> Labels {
+    match lang {
+        UiLang::En => Labels {
+            recent: "Recent &transcripts",
+            recent_none: "(nothing dictated yet)",
+            retry: "&Retry last recording",
+            model: "&Model",
+            language: "&Language",
+            lang_auto: "&Auto-detect",
+            lang_auto_pl_en: "Auto: Polish or &English",
+            lang_more: "&More",
+            device: "&Device",
+            device_auto: "&Auto (best available)",
+            hotkey_mode: "&Hotkey mode",
+            mode_hold: "&Hold to talk",
+            mode_toggle: "&Press to start, press to stop",
+            output: "&Output",
+            output_paste: "&Paste into the app",
+            output_type: "&Type it",
+            output_copy: "&Copy only",
+            launch_at_login: "Launch at lo&gin",
+            open_logs: "Open log &folder",
+            quit: "&Quit",
+        },
+        UiLang::Pl => Labels {
+            recent: "Ostatnie &transkrypcje",
+            recent_none: "(jeszcze nic nie podyktowano)",
+            retry: "Ponów ostatnie &nagranie",
+            model: "&Model",
+            language: "&Język",
+            lang_auto: "&Wykrywaj automatycznie",
+            lang_auto_pl_en: "Automatycznie: polski lub &angielski",
+            lang_more: "&Więcej",
+            device: "&Urządzenie",
+            device_auto: "&Automatycznie (najlepsze dostępne)",
+            hotkey_mode: "Tryb &skrótu",
+            mode_hold: "&Przytrzymaj, aby mówić",
+            mode_toggle: "&Naciśnij, aby zacząć i skończyć",
+            output: "&Wynik",
+            output_paste: "&Wklej do aplikacji",
+            output_type: "Wpisz &znak po znaku",
+            output_copy: "Tylko &kopiuj",
+            launch_at_login: "Uruchamiaj przy lo&gowaniu",
+            open_logs: "Otwórz folder &logów",
+            quit: "Za&kończ",
+        },
+    }
+}
+
+/// Languages offered under "More", as (code, name in that language).
+pub const MORE_LANGUAGES: &[(&str, &str)] = &[
+    ("de", "Deutsch"),
+    ("es", "Español"),
+    ("fr", "Français"),
+    ("it", "Italiano"),
+    ("pt", "Português"),
+    ("nl", "Nederlands"),
+    ("cs", "Čeština"),
+    ("sk", "Slovenčina"),
+    ("uk", "Українська"),
+    ("ru", "Русский"),
+    ("lt", "Lietuvių"),
+    ("sv", "Svenska"),
+    ("ja", "日本語"),
+    ("zh", "中文"),
+];
+
+/// The two main languages' menu names (the first letter is the mnemonic).
+pub fn main_languages(lang: UiLang) -> [(&'static str, &'static str); 2] {
+    match lang {
+        UiLang::En => [("pl", "&Polish (polski)"), ("en", "E&nglish")],
+        UiLang::Pl => [("pl", "&Polski"), ("en", "A&ngielski (English)")],
+    }
+}
+
+/// What the app is doing, for the status line.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Status<'a> {
+    Loading { model: &'a str },
+    Ready,
+    Recording,
+    Transcribing { queued: usize },
+    Broken,
+}
+
+/// The status line: state, model, the device in use and why.
+pub fn status_line(
+    lang: UiLang,
+    status: &Status,
+    model: &str,
+    device: Option<(&str, &str)>,
+) -> String {
+    let state = match (lang, status) {
+        (UiLang::En, Status::Loading { model }) => format!("Loading {model}…"),
+        (UiLang::Pl, Status::Loading { model }) => format!("Wczytuję {model}…"),
+        (UiLang::En, Status::Ready) => "Ready".into(),
+        (UiLang::Pl, Status::Ready) => "Gotowy".into(),
+        (UiLang::En, Status::Recording) => "Recording…".into(),
+        (UiLang::Pl, Status::Recording) => "Nagrywam…".into(),
+        (UiLang::En, Status::Transcribing { queued }) if *queued > 1 => {
+            format!("Transcribing ({queued} waiting)…")
+        }
+        (UiLang::Pl, Status::Transcribing { queued }) if *queued > 1 => {
+            format!("Przepisuję ({queued} w kolejce)…")
+        }
+        (UiLang::En, Status::Transcribing { .. }) => "Transcribing…".into(),
+        (UiLang::Pl, Status::Transcribing { .. }) => "Przepisuję…".into(),
+        (UiLang::En, Status::Broken) => "Not working: model not loaded".into(),
+        (UiLang::Pl, Status::Broken) => "Nie działa: model niewczytany".into(),
+    };
+    match (device, lang) {
+        (Some((device, why)), UiLang::En) => format!("{state} — {model} on {device} ({why})"),
+        (Some((device, why)), UiLang::Pl) => format!("{state} — {model} na {device} ({why})"),
+        (None, _) => format!("{state} — {model}"),
+    }
+}
+
+/// The microphone line under the status: which input and whether it is kept open.
+pub fn microphone_line(lang: UiLang, device: &str, pre_roll: Option<Duration>) -> String {
+    let device = if device.is_empty() {
+        match lang {
+            UiLang::En => "system default",
+            UiLang::Pl => "domyślny systemowy",
+        }
+    } else {
+        device
+    };
+    match (lang, pre_roll) {
+        (UiLang::En, Some(p)) => format!(
+            "Microphone: {device} · kept open ({:.1} s pre-roll, first word never cut)",
+            p.as_secs_f32()
+        ),
+        (UiLang::Pl, Some(p)) => format!(
+            "Mikrofon: {device} · stale otwarty (bufor {} s, pierwsze słowo nie ginie)",
+            format!("{:.1}", p.as_secs_f32()).replace('.', ",")
+        ),
+        (UiLang::En, None) => format!("Microphone: {device} · opened on each press"),
+        (UiLang::Pl, None) => format!("Mikrofon: {device} · otwierany przy naciśnięciu"),
+    }
+}
+
+/// Texts of the app's notifications.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Notice {
+    MaxLengthSoon { remaining: Duration },
+    MaxLengthReached,
+    MicrophoneFailed { detail: String },
+    TranscriptionFailed { detail: String },
+    PasteFailed { detail: String },
+    ModelFailed { model: String, detail: String },
+    NoModelInstalled { models_dir: String },
+    HotkeyUnavailable { hotkey: String, detail: String },
+    SettingsDamaged { detail: String },
+    SettingsNotSaved { detail: String },
+    NothingToRetry,
+    AlreadyRunning,
+}
+
+impl Notice {
+    /// (summary, body) in `lang`.
+    pub fn text(&self, lang: UiLang) -> (String, String) {
+        let pl = lang == UiLang::Pl;
+        match self {
+            Notice::MaxLengthSoon { remaining } => {
+                let s = remaining.as_secs();
+                if pl {
+                    (
+                        "Nagranie zaraz się skończy".into(),
+                        format!("Nagrywanie zatrzyma się za {s} s (limit długości)."),
+                    )
+                } else {
+                    (
+                        "Recording ends soon".into(),
+                        format!("Recording stops in {s} s (maximum length)."),
+                    )
+                }
+            }
+            Notice::MaxLengthReached => {
+                if pl {
+                    (
+                        "Osiągnięto limit długości".into(),
+                        "Nagranie zatrzymane; przepisuję to, co nagrano.".into(),
+                    )
+                } else {
+                    (
+                        "Maximum length reached".into(),
+                        "Recording stopped; transcribing what was recorded.".into(),
+                    )
+                }
+            }
+            Notice::MicrophoneFailed { detail } => {
+                if pl {
+                    ("Problem z mikrofonem".into(), format!("{detail}. Sprawdź, czy mikrofon jest podłączony i czy aplikacja ma do niego dostęp."))
+                } else {
+                    ("Microphone problem".into(), format!("{detail}. Check that the microphone is connected and that the app may use it."))
+                }
+            }
+            Notice::TranscriptionFailed { detail } => {
+                if pl {
+                    (
+                        "Nie udało się przepisać".into(),
+                        format!("{detail}. Nagranie zachowano: menu → Ponów ostatnie nagranie."),
+                    )
+                } else {
+                    (
+                        "Transcription failed".into(),
+                        format!("{detail}. The recording is kept: menu → Retry last recording."),
+                    )
+                }
+            }
+            Notice::PasteFailed { detail } => {
+                if pl {
+                    (
+                        "Nie udało się wkleić".into(),
+                        format!("{detail}. Tekst jest w menu → Ostatnie transkrypcje."),
+                    )
+                } else {
+                    (
+                        "Could not paste".into(),
+                        format!("{detail}. The text is in the menu → Recent transcripts."),
+                    )
+                }
+            }
+            Notice::ModelFailed { model, detail } => {
+                if pl {
+                    (format!("Nie można wczytać modelu {model}"), detail.clone())
+                } else {
+                    (format!("Cannot load the model {model}"), detail.clone())
+                }
+            }
+            Notice::NoModelInstalled { models_dir } => {
+                if pl {
+                    ("Brak modelu".into(), format!("Nie zainstalowano żadnego modelu Whisper w {models_dir}. Uruchom scripts/setup.sh."))
+                } else {
+                    (
+                        "No model installed".into(),
+                        format!(
+                            "No Whisper model is installed in {models_dir}. Run scripts/setup.sh."
+                        ),
+                    )
+                }
+            }
+            Notice::HotkeyUnavailable { hotkey, detail } => {
+                if pl {
+                    ("Skrót niedostępny".into(), format!("Nie można użyć skrótu {hotkey}: {detail}. Zmień \"hotkey\" w settings.json."))
+                } else {
+                    ("Hotkey unavailable".into(), format!("Cannot use the hotkey {hotkey}: {detail}. Change \"hotkey\" in settings.json."))
+                }
+            }
+            Notice::SettingsDamaged { detail } => {
+                if pl {
+                    (
+                        "Ustawienia uszkodzone".into(),
+                        format!("{detail}. Używam ustawień domyślnych."),
+                    )
+                } else {
+                    (
+                        "Settings damaged".into(),
+                        format!("{detail}. Using the default settings."),
+                    )
+                }
+            }
+            Notice::SettingsNotSaved { detail } => {
+                if pl {
+                    ("Nie zapisano ustawień".into(), detail.clone())
+                } else {
+                    ("Settings not saved".into(), detail.clone())
+                }
+            }
+            Notice::NothingToRetry => {
+                if pl {
+                    (
+                        "Brak nagrania".into(),
+                        "Nie ma zapisanego nagrania do ponowienia.".into(),
+                    )
+                } else {
+                    (
+                        "No recording".into(),
+                        "There is no saved recording to retry.".into(),
+                    )
+                }
+            }
+            Notice::AlreadyRunning => {
+                if pl {
+                    (
+                        "Już działa".into(),
+                        "Whisper Dictation jest już uruchomiony (ikona w pasku menu).".into(),
+                    )
+                } else {
+                    (
+                        "Already running".into(),
+                        "Whisper Dictation is already running (see its menu-bar icon).".into(),
+                    )
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The mnemonic letter of a label (the character after a single `&`), lowercase.
+    fn mnemonic(label: &str) -> Option<char> {
+        let mut chars = label.chars();
+        while let Some(c) = chars.next() {
+            if c == '&' {
+                return chars.next().map(|c| c.to_lowercase().next().unwrap_or(c));
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn top_level_mnemonics_are_unique_in_each_language() {
+        for lang in [UiLang::En, UiLang::Pl] {
+            let l = labels(lang);
+            let top = [
+                l.recent,
+                l.retry,
+                l.model,
+                l.language,
+                l.device,
+                l.hotkey_mode,
+                l.output,
+                l.launch_at_login,
+                l.open_logs,
+                l.quit,
+            ];
+            let mut seen: Vec<char> = top.iter().map(|t| mnemonic(t).expect(t)).collect();
+            seen.sort_unstable();
+            let before = seen.len();
+            seen.dedup();
+            assert_eq!(seen.len(), before, "{lang:?}: {top:?}");
+            let outputs = [l.output_paste, l.output_type, l.output_copy];
+            let mut seen: Vec<char> = outputs.iter().map(|t| mnemonic(t).expect(t)).collect();
+            seen.dedup();
+            assert_eq!(seen.len(), 3);
+        }
+        // The end-to-end test opens Output with "o" and picks Copy only with "c".
+        assert_eq!(mnemonic(labels(UiLang::En).output), Some('o'));
+        assert_eq!(mnemonic(labels(UiLang::En).output_copy), Some('c'));
+    }
+
+    #[test]
+    fn the_status_line_names_state_model_device_and_reason() {
+        let line = status_line(
+            UiLang::En,
+            &Status::Ready,
+            "base",
+            Some(("CPU", "no usable GPU")),
+        );
+        assert_eq!(line, "Ready — base on CPU (no usable GPU)");
+        let line = status_line(
+            UiLang::Pl,
+            &Status::Transcribing { queued: 2 },
+            "base",
+            None,
+        );
+        assert_eq!(line, "Przepisuję (2 w kolejce)… — base");
+    }
+
+    #[test]
+    fn the_microphone_line_says_when_the_stream_stays_open() {
+        let line = microphone_line(UiLang::En, "", Some(Duration::from_millis(500)));
+        assert!(
+            line.contains("system default") && line.contains("0.5 s pre-roll"),
+            "{line}"
+        );
+        let line = microphone_line(UiLang::Pl, "USB Mic", Some(Duration::from_millis(500)));
+        assert!(line.contains("USB Mic") && line.contains("0,5 s"), "{line}");
+    }
+
+    #[test]
+    fn notices_speak_both_languages() {
+        let (summary, body) = Notice::MaxLengthSoon {
+            remaining: Duration::from_secs(10),
+        }
+        .text(UiLang::Pl);
+        assert_eq!(summary, "Nagranie zaraz się skończy");
+        assert!(body.contains("10 s"));
+        let (summary, _) = Notice::AlreadyRunning.text(UiLang::En);
+        assert_eq!(summary, "Already running");
+    }
+}

@@ -1,0 +1,407 @@
+//! The tray icon and its menu: building it from the settings, keeping the check marks, status
+//! line and recent transcripts up to date, and turning a clicked item's id back into a
+//! [`MenuAction`]. Ids are plain strings ("output:copy") so the mapping is a pure function.
+
+use super::texts::{labels, main_languages, Labels, MORE_LANGUAGES};
+use crate::app_icons::{icon_rgba, IconState, IconStyle};
+use crate::device::DeviceKind;
+use crate::i18n::UiLang;
+use crate::inject::OutputMode;
+use crate::settings::Settings;
+use tray_icon::menu::{CheckMenuItem, IsMenuItem, Menu, MenuItem, PredefinedMenuItem, Submenu};
+use tray_icon::{Icon, TrayIcon, TrayIconBuilder};
+
+/// How many transcripts the menu keeps.
+pub const RECENT: usize = 5;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MenuAction {
+    CopyRecent(usize),
+    Retry,
+    Model(String),
+    /// `auto`, `auto:pl,en` or a language code (the settings' form).
+    Language(String),
+    /// `auto`, `mps`, `cuda` or `cpu`.
+    Device(String),
+    /// `hold` or `toggle`.
+    HotkeyMode(String),
+    Output(OutputMode),
+    LaunchAtLogin,
+    OpenLogs,
+    Quit,
+}
+
+impl MenuAction {
+    pub fn id(&self) -> String {
+        match self {
+            MenuAction::CopyRecent(i) => format!("recent:{i}"),
+            MenuAction::Retry => "retry".into(),
+            MenuAction::Model(m) => format!("model:{m}"),
+            MenuAction::Language(l) => format!("language:{l}"),
+            MenuAction::Device(d) => format!("device:{d}"),
+            MenuAction::HotkeyMode(m) => format!("mode:{m}"),
+            MenuAction::Output(o) => format!("output:{}", o.name()),
+            MenuAction::LaunchAtLogin => "login".into(),
+            MenuAction::OpenLogs => "logs".into(),
+            MenuAction::Quit => "quit".into(),
+        }
+    }
+
+    pub fn parse(id: &str) -> Option<MenuAction> {
+        let (kind, value) = id.split_once(':').unwrap_or((id, ""));
+        Some(match (kind, value) {
+            ("recent", i) => MenuAction::CopyRecent(i.parse().ok()?),
+            ("retry", "") => MenuAction::Retry,
+            ("model", m) if !m.is_empty() => MenuAction::Model(m.to_string()),
+            ("language", l) if !l.is_empty() => MenuAction::Language(l.to_string()),
+            ("device", d) if !d.is_empty() => MenuAction::Device(d.to_string()),
+            ("mode", m) if !m.is_empty() => MenuAction::HotkeyMode(m.to_string()),
+            ("output", o) => MenuAction::Output(OutputMode::parse(o)?),
+            ("login", "") => MenuAction::LaunchAtLogin,
+            ("logs", "") => MenuAction::OpenLogs,
+            ("quit", "") => MenuAction::Quit,
+            _ => return None,
+        })
+    }
+}
+
+/// A group of check items of which exactly one is checked (muda has no radio items).
+struct Radio {
+    items: Vec<(String, CheckMenuItem)>,
+}
+
+impl Radio {
+    fn new(
+        parent: &Submenu,
+        choices: &[(String, String, bool)],
+        make_id: impl Fn(&str) -> String,
+    ) -> Radio {
+        let items = choices
+            .iter()
+            .map(|(value, label, enabled)| {
+                let item = CheckMenuItem::with_id(make_id(value), label, *enabled, false, None);
+                let _ = parent.append(&item);
+                (value.clone(), item)
+            })
+            .collect();
+        Radio { items }
+    }
+
+    fn select(&self, value: &str) {
+        for (v, item) in &self.items {
+            item.set_checked(v == value);
+        }
+    }
+}
+
+pub struct Tray {
+    icon: TrayIcon,
+    style: IconStyle,
+    shown: Option<IconState>,
+    status: MenuItem,
+    microphone: MenuItem,
+    recent: Submenu,
+    retry: MenuItem,
+    models: Radio,
+    languages: Radio,
+    devices: Radio,
+    modes: Radio,
+    outputs: Radio,
+    login: CheckMenuItem,
+    labels: Labels,
+}
+
+/// What the menu needs to know at start.
+pub struct MenuModel<'a> {
+    pub lang: UiLang,
+    pub settings: &'a Settings,
+    pub installed_models: &'a [String],
+    /// Devices this machine has (the CPU always).
+    pub available_devices: &'a [DeviceKind],
+    pub launch_at_login: bool,
+}
+
+impl Tray {
+    /// Builds the icon and menu. On macOS this must run once the event loop is running.
+    pub fn build(model: &MenuModel) -> Result<Tray, String> {
+        let l = labels(model.lang);
+        let menu = Menu::new();
+        let status = MenuItem::new("…", false, None);
+        let microphone = MenuItem::new("…", false, None);
+        let recent = Submenu::with_id("recent", l.recent, true);
+        let retry = MenuItem::with_id("retry", l.retry, false, None);
+
+        let model_menu = Submenu::new(l.model, true);
+        let mut model_choices: Vec<(String, String, bool)> = model
+            .installed_models
+            .iter()
+            .map(|m| (m.clone(), m.clone(), true))
+            .collect();
+        if !model.installed_models.contains(&model.settings.model) {
+            let m = &model.settings.model;
+            model_choices.push((m.clone(), m.clone(), true));
+        }
+        let models = Radio::new(&model_menu, &model_choices, |m| {
+            MenuAction::Model(m.into()).id()
+        });
+
+        let language_menu = Submenu::new(l.language, true);
+        let [(pl, pl_label), (en, en_label)] = main_languages(model.lang);
+        let mut language_choices = vec![
+            ("auto".to_string(), l.lang_auto.to_string(), true),
+            (
+                "auto:pl,en".to_string(),
+                l.lang_auto_pl_en.to_string(),
+                true,
+            ),
+            (pl.to_string(), pl_label.to_string(), true),
+            (en.to_string(), en_label.to_string(), true),
+        ];
+        let more = Submenu::new(l.lang_more, true);
+        let languages_main = Radio::new(&language_menu, &language_choices, |v| {
+            MenuAction::Language(v.into()).id()
+        });
+        let more_choices: Vec<(String, String, bool)> = MORE_LANGUAGES
+            .iter()
+            .map(|(code, name)| (code.to_string(), name.to_string(), true))
+            .collect();
+        let languages_more = Radio::new(&more, &more_choices, |v| {
+            MenuAction::Language(v.into()).id()
+        });
+        let _ = language_menu.append(&more);
+        language_choices.extend(more_choices);
+        let mut language_items = languages_main.items;
+        language_items.extend(languages_more.items);
+        let languages = Radio {
+            items: language_items,
+        };
+
+        let device_menu = Submenu::new(l.device, true);
+        let device_choices: Vec<(String, String, bool)> =
+            std::iter::once(("auto".to_string(), l.device_auto.to_string(), true))
+                .chain(
+                    [
+                        (DeviceKind::Mps, "&MPS (Apple GPU)"),
+                        (DeviceKind::Cuda, "C&UDA (NVIDIA GPU)"),
+                        (DeviceKind::Cpu, "&CPU"),
+                    ]
+                    .into_iter()
+                    .map(|(kind, label)| {
+                        let available = model.available_devices.contains(&kind);
+                        (kind.name().to_string(), label.to_string(), available)
+                    }),
+                )
+                .collect();
+        let devices = Radio::new(&device_menu, &device_choices, |v| {
+            MenuAction::Device(v.into()).id()
+        });
+
+        let mode_menu = Submenu::new(l.hotkey_mode, true);
+        let modes = Radio::new(
+            &mode_menu,
+            &[
+                ("hold".to_string(), l.mode_hold.to_string(), true),
+                ("toggle".to_string(), l.mode_toggle.to_string(), true),
+            ],
+            |v| MenuAction::HotkeyMode(v.into()).id(),
+        );
+
+        let output_menu = Submenu::new(l.output, true);
+        let outputs = Radio::new(
+            &output_menu,
+            &[
+                ("paste".to_string(), l.output_paste.to_string(), true),
+                ("type".to_string(), l.output_type.to_string(), true),
+                ("copy".to_string(), l.output_copy.to_string(), true),
+            ],
+            |v| format!("output:{v}"),
+        );
+
+        let login = CheckMenuItem::with_id(
+            MenuAction::LaunchAtLogin.id(),
+            l.launch_at_login,
+            true,
+            model.launch_at_login,
+            None,
+        );
+        let logs = MenuItem::with_id(MenuAction::OpenLogs.id(), l.open_logs, true, None);
+        let quit = MenuItem::with_id(MenuAction::Quit.id(), l.quit, true, None);
+        let items: [&dyn IsMenuItem; 16] = [
+            &status,
+            &microphone,
+            &PredefinedMenuItem::separator(),
+            &recent,
+            &retry,
+            &PredefinedMenuItem::separator(),
+            &model_menu,
+            &language_menu,
+            &device_menu,
+            &mode_menu,
+            &output_menu,
+            &PredefinedMenuItem::separator(),
+            &login,
+            &logs,
+            &PredefinedMenuItem::separator(),
+            &quit,
+        ];
+        menu.append_items(&items).map_err(|e| e.to_string())?;
+
+        let style = crate::platform::tray_icon_style();
+        // The templated replacements of these two calls exist only on macOS; the portable calls
+        // keep platform code out of this module.
+        #[allow(deprecated)]
+        let icon = TrayIconBuilder::new()
+            .with_menu(Box::new(menu))
+            .with_tooltip("Whisper Dictation")
+            .with_icon(load_icon(IconState::Transcribing, style)?)
+            .with_icon_as_template(style == IconStyle::Template)
+            .build()
+            .map_err(|e| e.to_string())?;
+        let tray = Tray {
+            icon,
+            style,
+            shown: Some(IconState::Transcribing),
+            status,
+            microphone,
+            recent,
+            retry,
+            models,
+            languages,
+            devices,
+            modes,
+            outputs,
+            login,
+            labels: l,
+        };
+        tray.set_recent(&[]);
+        tray.show_settings(model.settings);
+        Ok(tray)
+    }
+
+    /// Check marks from the settings.
+    pub fn show_settings(&self, settings: &Settings) {
+        self.models.select(&settings.model);
+        self.languages.select(&settings.language);
+        self.devices.select(&settings.device);
+        self.modes.select(&settings.hotkey_mode);
+        self.outputs.select(&settings.output);
+    }
+
+    pub fn set_icon(&mut self, state: IconState) {
+        if self.shown == Some(state) {
+            return;
+        }
+        match load_icon(state, self.style) {
+            Ok(icon) => {
+                let template = self.style == IconStyle::Template;
+                #[allow(deprecated)]
+                if let Err(e) = self.icon.set_icon_with_as_template(Some(icon), template) {
+                    tracing::warn!("tray icon not updated: {e}");
+                }
+                self.shown = Some(state);
+            }
+            Err(e) => tracing::warn!("{e}"),
+        }
+    }
+
+    pub fn set_status(&self, text: &str) {
+        self.status.set_text(text);
+        let _ = self.icon.set_tooltip(Some(text));
+    }
+
+    pub fn set_microphone(&self, text: &str) {
+        self.microphone.set_text(text);
+    }
+
+    pub fn set_login(&self, enabled: bool) {
+        self.login.set_checked(enabled);
+    }
+
+    pub fn set_retry_enabled(&self, enabled: bool) {
+        self.retry.set_enabled(enabled);
+    }
+
+    /// The last transcripts, newest first; each click copies one again.
+    pub fn set_recent(&self, texts: &[String]) {
+        while self.recent.remove_at(0).is_some() {}
+        if texts.is_empty() {
+            let _ = self
+                .recent
+                .append(&MenuItem::new(self.labels.recent_none, false, None));
+        }
+        for (i, text) in texts.iter().enumerate() {
+            let item = MenuItem::with_id(
+                MenuAction::CopyRecent(i).id(),
+                menu_preview(text),
+                true,
+                None,
+            );
+            let _ = self.recent.append(&item);
+        }
+    }
+}
+
+/// A transcript shortened for a menu item: one line, at most 60 characters, `&` escaped so it is
+/// not taken for a mnemonic.
+pub fn menu_preview(text: &str) -> String {
+    let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut preview: String = one_line.chars().take(60).collect();
+    if one_line.chars().count() > 60 {
+        preview.push('…');
+    }
+    preview.replace('&', "&&")
+}
+
+fn load_icon(state: IconState, style: IconStyle) -> Result<Icon, String> {
+    let (rgba, width, height) =
+        icon_rgba(state, style, style == IconStyle::Template).map_err(|e| e.to_string())?;
+    Icon::from_rgba(rgba, width, height).map_err(|e| format!("tray icon: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_action_round_trips_through_its_menu_id() {
+        let actions = [
+            MenuAction::CopyRecent(3),
+            MenuAction::Retry,
+            MenuAction::Model("large-v3-turbo".into()),
+            MenuAction::Language("auto:pl,en".into()),
+            MenuAction::Language("pl".into()),
+            MenuAction::Device("cuda".into()),
+            MenuAction::HotkeyMode("toggle".into()),
+            MenuAction::Output(OutputMode::Copy),
+            MenuAction::LaunchAtLogin,
+            MenuAction::OpenLogs,
+            MenuAction::Quit,
+        ];
+        for action in actions {
+            assert_eq!(
+                MenuAction::parse(&action.id()),
+                Some(action.clone()),
+                "{action:?}"
+            );
+        }
+        for junk in [
+            "",
+            "recent:x",
+            "output:fax",
+            "model:",
+            "quit:now",
+            "nothing",
+        ] {
+            assert_eq!(MenuAction::parse(junk), None, "{junk}");
+        }
+    }
+
+    #[test]
+    fn previews_are_one_short_line_without_mnemonics() {
+        assert_eq!(menu_preview("Tom &\nJerry"), "Tom && Jerry");
+        let long = "word ".repeat(30);
+        let preview = menu_preview(&long);
+        assert_eq!(preview.chars().count(), 61);
+        assert!(preview.ends_with('…'));
+    }
+}

@@ -1,0 +1,402 @@
+//! The transcription worker: a thread that owns the [`Transcriber`] (the model on the device the
+//! manager chose), loads and warms it at start and after every model or device change, and turns
+//! recordings into text one at a time, in the order they were made. Each recording is written to
+//! disk before it is transcribed, so a failure leaves it for "Retry last recording".
+
+use super::verdict::{gate, judge, Empty};
+use crate::audio::level::{GateConfig, Level};
+use crate::audio::wav::read_wav_16k;
+use crate::device::manager::DeviceManager;
+use crate::device::setup::{manager_config, Overrides};
+use crate::device::tuning::default_beam_size;
+use crate::device::DeviceKind;
+use crate::recordings::RecordingStore;
+use crate::settings::Settings;
+use crate::transcriber::Transcriber;
+use crate::whisper::TranscribeParams;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+const SAMPLE_RATE: u32 = 16_000;
+
+/// What the worker needs to (re)load the model.
+#[derive(Debug, Clone)]
+pub struct ModelRequest {
+    /// The model folder.
+    pub dir: PathBuf,
+    /// Its name as the user knows it.
+    pub name: String,
+    /// Settings the device manager reads (device choice, precision, UI language).
+    pub settings: Settings,
+    pub state_dir: PathBuf,
+}
+
+/// One recording to transcribe.
+#[derive(Debug)]
+pub struct Job {
+    pub id: u64,
+    pub audio: JobAudio,
+    pub params: TranscribeParams,
+}
+
+#[derive(Debug)]
+pub enum JobAudio {
+    /// Fresh from the microphone (16 kHz mono); saved before transcription.
+    Recorded(Vec<f32>),
+    /// A saved recording, transcribed again.
+    Saved(PathBuf),
+}
+
+#[derive(Debug)]
+pub enum WorkerCommand {
+    Load(ModelRequest),
+    Transcribe(Job),
+    Shutdown,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    Text(String),
+    Empty(Empty),
+    Failed(String),
+}
+
+#[derive(Debug)]
+pub enum WorkerEvent {
+    Loading {
+        model: String,
+    },
+    Ready {
+        model: String,
+        device: DeviceKind,
+        /// Why this device (the manager's placement, or the fallback that happened).
+        why: String,
+        load: Duration,
+        warm_up: Duration,
+    },
+    LoadFailed {
+        model: String,
+        message: String,
+    },
+    /// Device messages for the user (fallback, recovery), already in the UI language.
+    Notices(Vec<String>),
+    Done {
+        id: u64,
+        outcome: Outcome,
+        /// Where the recording is kept.
+        recording: Option<PathBuf>,
+        /// When the text was ready.
+        at: Instant,
+        /// Time in Whisper (mel + encoder + decoder).
+        engine: Duration,
+        level: Option<Level>,
+    },
+}
+
+pub struct Worker {
+    commands: Sender<WorkerCommand>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Worker {
+    pub fn spawn(
+        recordings: RecordingStore,
+        emit: impl Fn(WorkerEvent) + Send + 'static,
+    ) -> std::io::Result<Worker> {
+        let (commands, rx) = mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("transcriber".into())
+            .spawn(move || {
+                WorkerThread {
+                    transcriber: None,
+                    load_error: None,
+                    recordings,
+                    emit: Box::new(emit),
+                }
+                .run(rx)
+            })?;
+        Ok(Worker {
+            commands,
+            thread: Some(thread),
+        })
+    }
+
+    pub fn send(&self, command: WorkerCommand) {
+        let _ = self.commands.send(command);
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.commands.send(WorkerCommand::Shutdown);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+struct WorkerThread {
+    transcriber: Option<Transcriber>,
+    load_error: Option<String>,
+    recordings: RecordingStore,
+    emit: Box<dyn Fn(WorkerEvent) + Send>,
+}
+
+impl WorkerThread {
+    fn run(mut self, commands: Receiver<WorkerCommand>) {
+        while let Ok(command) = commands.recv() {
+            match command {
+                WorkerCommand::Load(request) => self.load(request),
+                WorkerCommand::Transcribe(job) => self.transcribe(job),
+                WorkerCommand::Shutdown => break,
+            }
+        }
+    }
+
+    fn load(&mut self, request: ModelRequest) {
+        (self.emit)(WorkerEvent::Loading {
+            model: request.name.clone(),
+        });
+        // Free the old model before loading the new one (GPU memory especially).
+        self.transcriber = None;
+        let started = Instant::now();
+        let result = open_manager(&request).and_then(|mut manager| {
+            let placement = manager.placement();
+            let why = describe_placement(&placement);
+            Transcriber::load(&request.dir, manager)
+                .map(|t| (t, why))
+                .map_err(|e| format!("{}: {e}", request.dir.display()))
+        });
+        match result {
+            Ok((mut transcriber, why)) => {
+                let load = started.elapsed();
+                let warm_started = Instant::now();
+                warm_up(&mut transcriber);
+                let warm_up = warm_started.elapsed();
+                self.notices(&mut transcriber);
+                let device = transcriber.device();
+                self.transcriber = Some(transcriber);
+                self.load_error = None;
+                (self.emit)(WorkerEvent::Ready {
+                    model: request.name,
+                    device,
+                    why,
+                    load,
+                    warm_up,
+                });
+            }
+            Err(message) => {
+                self.load_error = Some(message.clone());
+                (self.emit)(WorkerEvent::LoadFailed {
+                    model: request.name,
+                    message,
+                });
+            }
+        }
+    }
+
+    fn transcribe(&mut self, job: Job) {
+        let (samples, recording) = match job.audio {
+            JobAudio::Recorded(samples) => {
+                let saved = match self.recordings.save(&samples) {
+                    Ok(path) => Some(path),
+                    Err(e) => {
+                        tracing::warn!("recording not saved: {e}");
+                        None
+                    }
+                };
+                (samples, saved)
+            }
+            JobAudio::Saved(path) => match read_wav_16k(&path) {
+                Ok(samples) => (samples, Some(path)),
+                Err(e) => {
+                    return self.done(job.id, Outcome::Failed(e.to_string()), Some(path), None)
+                }
+            },
+        };
+        let gate_config = GateConfig::default();
+        let level = Level::measure(&samples, SAMPLE_RATE, &gate_config);
+        if let Err(empty) = gate(&level, &gate_config) {
+            return self.done(job.id, Outcome::Empty(empty), recording, Some(level));
+        }
+        let Some(transcriber) = self.transcriber.as_mut() else {
+            let reason = self
+                .load_error
+                .clone()
+                .unwrap_or_else(|| "the model is not loaded".into());
+            return self.done(job.id, Outcome::Failed(reason), recording, Some(level));
+        };
+        let mut params = job.params;
+        if params.beam_size.is_none() {
+            params.beam_size = default_beam_size(transcriber.device());
+        }
+        let started = Instant::now();
+        let result = transcriber.transcribe(&samples, &params);
+        let engine = started.elapsed();
+        self.notices_of_current();
+        let outcome = match result {
+            Ok(transcript) => match judge(&transcript, &level) {
+                Ok(text) => Outcome::Text(text),
+                Err(empty) => Outcome::Empty(empty),
+            },
+            Err(e) => Outcome::Failed(e.to_string()),
+        };
+        (self.emit)(WorkerEvent::Done {
+            id: job.id,
+            outcome,
+            recording,
+            at: Instant::now(),
+            engine,
+            level: Some(level),
+        });
+    }
+
+    fn done(&self, id: u64, outcome: Outcome, recording: Option<PathBuf>, level: Option<Level>) {
+        (self.emit)(WorkerEvent::Done {
+            id,
+            outcome,
+            recording,
+            at: Instant::now(),
+            engine: Duration::ZERO,
+            level,
+        });
+    }
+
+    fn notices(&self, transcriber: &mut Transcriber) {
+        let notices = transcriber.take_notices();
+        if !notices.is_empty() {
+            (self.emit)(WorkerEvent::Notices(notices));
+        }
+    }
+
+    fn notices_of_current(&mut self) {
+        if let Some(mut transcriber) = self.transcriber.take() {
+            self.notices(&mut transcriber);
+            self.transcriber = Some(transcriber);
+        }
+    }
+}
+
+fn open_manager(request: &ModelRequest) -> Result<DeviceManager, String> {
+    let config = manager_config(
+        request.state_dir.clone(),
+        &request.settings,
+        &Overrides::default(),
+        std::env::current_exe().ok(),
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(DeviceManager::open(config))
+}
+
+fn describe_placement(placement: &crate::device::policy::Placement) -> String {
+    use crate::device::policy::Reason;
+    match &placement.reason {
+        Reason::Preferred => "the fastest device here".into(),
+        Reason::Requested => "chosen in the settings".into(),
+        Reason::RequestedMissing { requested } => {
+            format!("{} is not available here", requested.name())
+        }
+        Reason::NoGpu => "no usable GPU".into(),
+        Reason::ProbeFailed { gpu } => format!("{} failed its self-test", gpu.name()),
+        Reason::Unhealthy { gpu, op, .. } => {
+            format!("{} failed recently at {}", gpu.name(), op.name())
+        }
+        Reason::RetryAfterBackoff { gpu } => format!("retrying {} after failures", gpu.name()),
+    }
+}
+
+/// Runs the model once on a short input so the first real dictation does not pay for lazy
+/// initialisation (allocator, kernels, GPU graph compilation): one encoder window and a few
+/// decoder steps, the shapes every dictation uses.
+fn warm_up(transcriber: &mut Transcriber) {
+    let samples: Vec<f32> = (0..SAMPLE_RATE as usize * 2)
+        .map(|i| 0.05 * (i as f32 * 2.0 * std::f32::consts::PI * 180.0 / SAMPLE_RATE as f32).sin())
+        .collect();
+    let params = TranscribeParams {
+        language: Some("en".into()),
+        temperatures: vec![0.0],
+        sample_len: Some(4),
+        ..TranscribeParams::default()
+    };
+    if let Err(e) = transcriber.transcribe(&samples, &params) {
+        tracing::warn!("warm-up failed: {e}");
+    }
+}
+
+/// The transcription parameters from the settings' language and prompt.
+pub fn params_from(settings: &Settings) -> TranscribeParams {
+    let (language, detect_among) = parse_language(&settings.language);
+    TranscribeParams {
+        language,
+        detect_among,
+        initial_prompt: Settings::non_empty(&settings.prompt).map(str::to_string),
+        ..TranscribeParams::default()
+    }
+}
+
+/// `auto` → detect; `auto:pl,en` → detect among those; a code → that language. Unknown codes
+/// are dropped (detection then runs over the rest, or over all languages).
+pub fn parse_language(text: &str) -> (Option<String>, Vec<String>) {
+    use crate::whisper::tokenizer::lookup_language;
+    let text = text.trim();
+    if let Some(list) = text.strip_prefix("auto:") {
+        let among = list
+            .split(',')
+            .filter_map(|l| lookup_language(l.trim()))
+            .map(str::to_string)
+            .collect();
+        return (None, among);
+    }
+    if text.is_empty() || text.eq_ignore_ascii_case("auto") {
+        return (None, Vec::new());
+    }
+    (lookup_language(text).map(str::to_string), Vec::new())
+}
+
+/// The folder of a model name or path (see `paths::resolve_model`).
+pub fn model_request(settings: &Settings, state_dir: &Path) -> Result<ModelRequest, String> {
+    let dir = crate::paths::resolve_model(&settings.model).map_err(|e| e.to_string())?;
+    Ok(ModelRequest {
+        dir,
+        name: settings.model.clone(),
+        settings: settings.clone(),
+        state_dir: state_dir.to_path_buf(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn language_settings_become_parameters() {
+        assert_eq!(parse_language("auto"), (None, vec![]));
+        assert_eq!(parse_language(""), (None, vec![]));
+        assert_eq!(parse_language("pl"), (Some("pl".into()), vec![]));
+        assert_eq!(parse_language("Polish"), (Some("pl".into()), vec![]));
+        assert_eq!(
+            parse_language("auto:pl, en"),
+            (None, vec!["pl".to_string(), "en".to_string()])
+        );
+        assert_eq!(parse_language("auto:pl,xx"), (None, vec!["pl".to_string()]));
+        assert_eq!(parse_language("klingon"), (None, vec![]));
+    }
+
+    #[test]
+    fn the_prompt_setting_primes_the_first_window() {
+        let settings = Settings {
+            prompt: "Kubernetes, Wrocław".into(),
+            language: "auto:pl,en".into(),
+            ..Settings::default()
+        };
+        let params = params_from(&settings);
+        assert_eq!(
+            params.initial_prompt.as_deref(),
+            Some("Kubernetes, Wrocław")
+        );
+        assert_eq!(params.detect_among, vec!["pl", "en"]);
+        assert_eq!(params.language, None);
+    }
+}

@@ -1,0 +1,464 @@
+//! Recording from the microphone with `cpal`, on a thread that owns the stream (a cpal stream
+//! may not leave the thread that built it). Commands go in, recordings come out as 16 kHz mono.
+//!
+//! First and last words: the stream can be kept open with a pre-roll ring buffer, so audio from
+//! just before the key went down is part of the recording (a microphone takes 0.3–0.7 s to start,
+//! Bluetooth longer); after the key goes up the recorder keeps listening for [`TAIL`] so the last
+//! word is not cut. Each start logs how much audio was already there (pre-roll) and how long the
+//! first audio callback took. A microphone that disappears or stops delivering audio ends the
+//! recording with [`RecorderEvent::Failed`] instead of hanging.
+
+use super::resample::resample;
+use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
+use cpal::{FromSample, SampleFormat, SizedSample, StreamConfig};
+use std::collections::VecDeque;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Audio kept after the key goes up.
+pub const TAIL: Duration = Duration::from_millis(300);
+/// Audio kept from before the key goes down when the stream stays open.
+pub const PRE_ROLL: Duration = Duration::from_millis(500);
+/// A recording whose stream delivers nothing for this long has lost its microphone.
+const STALL: Duration = Duration::from_millis(2000);
+const TARGET_RATE: u32 = 16_000;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecorderConfig {
+    /// The input device's name as the system lists it; empty = the system default.
+    pub device: String,
+    /// Keep the stream open between recordings (pre-roll) instead of opening it on each press.
+    pub keep_open: bool,
+}
+
+#[derive(Debug)]
+pub enum RecorderCommand {
+    Start {
+        id: u64,
+    },
+    /// Stop after [`TAIL`] and deliver the audio.
+    Stop {
+        id: u64,
+    },
+    /// Stop and throw the audio away.
+    Cancel {
+        id: u64,
+    },
+    Configure(RecorderConfig),
+    Shutdown,
+}
+
+#[derive(Debug)]
+pub enum RecorderEvent {
+    Started {
+        id: u64,
+        device: String,
+        /// Audio from before the key went down that the recording starts with.
+        pre_roll: Duration,
+    },
+    /// The first audio callback after the start command (how long the microphone took).
+    FirstAudio {
+        id: u64,
+        after_start: Duration,
+    },
+    Audio {
+        id: u64,
+        /// 16 kHz mono.
+        samples: Vec<f32>,
+        /// When the recording really ended (key-up + tail).
+        ended: Instant,
+    },
+    Failed {
+        id: Option<u64>,
+        message: String,
+    },
+}
+
+/// Audio shared between the stream's callback and the recorder thread.
+#[derive(Default)]
+struct Shared {
+    ring: VecDeque<f32>,
+    ring_capacity: usize,
+    recording: Option<Vec<f32>>,
+    last_callback: Option<Instant>,
+    waiting_first_audio: bool,
+    first_audio: Option<Instant>,
+}
+
+impl Shared {
+    fn push(&mut self, mono: impl Iterator<Item = f32>) {
+        let now = Instant::now();
+        self.last_callback = Some(now);
+        if self.waiting_first_audio {
+            self.waiting_first_audio = false;
+            self.first_audio = Some(now);
+        }
+        match &mut self.recording {
+            Some(buffer) => buffer.extend(mono),
+            None => {
+                self.ring.extend(mono);
+                let excess = self.ring.len().saturating_sub(self.ring_capacity);
+                self.ring.drain(..excess);
+            }
+        }
+    }
+}
+
+struct OpenStream {
+    _stream: cpal::Stream,
+    rate: u32,
+    name: String,
+}
+
+pub struct Recorder {
+    commands: Sender<RecorderCommand>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Recorder {
+    /// Starts the recorder thread; `emit` receives every event (from that thread).
+    pub fn spawn(
+        config: RecorderConfig,
+        emit: impl Fn(RecorderEvent) + Send + 'static,
+    ) -> std::io::Result<Recorder> {
+        let (commands, rx) = mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("recorder".into())
+            .spawn(move || RecorderThread::new(config, Box::new(emit)).run(rx))?;
+        Ok(Recorder {
+            commands,
+            thread: Some(thread),
+        })
+    }
+
+    pub fn send(&self, command: RecorderCommand) {
+        // The thread only ends on Shutdown; a send error means it already did.
+        let _ = self.commands.send(command);
+    }
+}
+
+impl Drop for Recorder {
+    fn drop(&mut self) {
+        let _ = self.commands.send(RecorderCommand::Shutdown);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+struct RecorderThread {
+    config: RecorderConfig,
+    emit: Box<dyn Fn(RecorderEvent) + Send>,
+    shared: Arc<Mutex<Shared>>,
+    stream: Option<OpenStream>,
+    stream_errors: (Sender<String>, Receiver<String>),
+    current: Option<(u64, Instant)>,
+}
+
+impl RecorderThread {
+    fn new(config: RecorderConfig, emit: Box<dyn Fn(RecorderEvent) + Send>) -> Self {
+        RecorderThread {
+            config,
+            emit,
+            shared: Arc::new(Mutex::new(Shared::default())),
+            stream: None,
+            stream_errors: mpsc::channel(),
+            current: None,
+        }
+    }
+
+    fn run(mut self, commands: Receiver<RecorderCommand>) {
+        if self.config.keep_open {
+            if let Err(message) = self.open() {
+                tracing::warn!("microphone not ready: {message}");
+            }
+        }
+        loop {
+            match commands.recv_timeout(Duration::from_millis(100)) {
+                Ok(RecorderCommand::Shutdown) | Err(RecvTimeoutError::Disconnected) => break,
+                Ok(command) => self.handle(command),
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            self.watch();
+        }
+    }
+
+    fn handle(&mut self, command: RecorderCommand) {
+        match command {
+            RecorderCommand::Start { id } => self.start(id),
+            RecorderCommand::Stop { id } => self.stop(id, true),
+            RecorderCommand::Cancel { id } => self.stop(id, false),
+            RecorderCommand::Configure(config) => {
+                if config != self.config {
+                    self.config = config;
+                    self.stream = None;
+                    if self.config.keep_open {
+                        if let Err(message) = self.open() {
+                            tracing::warn!("microphone not ready: {message}");
+                        }
+                    }
+                }
+            }
+            RecorderCommand::Shutdown => {}
+        }
+    }
+
+    fn start(&mut self, id: u64) {
+        if self.stream.is_none() {
+            if let Err(message) = self.open() {
+                (self.emit)(RecorderEvent::Failed {
+                    id: Some(id),
+                    message,
+                });
+                return;
+            }
+        }
+        let (rate, name) = match &self.stream {
+            Some(s) => (s.rate, s.name.clone()),
+            None => return,
+        };
+        let pre_roll = {
+            let mut shared = lock(&self.shared);
+            let pre: Vec<f32> = shared.ring.drain(..).collect();
+            let pre_roll = Duration::from_secs_f64(pre.len() as f64 / f64::from(rate));
+            shared.recording = Some(pre);
+            shared.waiting_first_audio = true;
+            shared.first_audio = None;
+            pre_roll
+        };
+        self.current = Some((id, Instant::now()));
+        (self.emit)(RecorderEvent::Started {
+            id,
+            device: name,
+            pre_roll,
+        });
+    }
+
+    fn stop(&mut self, id: u64, deliver: bool) {
+        let Some((current, _)) = self.current else {
+            return;
+        };
+        if current != id {
+            return;
+        }
+        if deliver {
+            std::thread::sleep(TAIL);
+            self.watch();
+        }
+        let Some((_, _)) = self.current.take() else {
+            return; // the watchdog found the microphone gone during the tail
+        };
+        let ended = Instant::now();
+        let (samples, rate) = {
+            let mut shared = lock(&self.shared);
+            shared.waiting_first_audio = false;
+            let samples = shared.recording.take().unwrap_or_default();
+            (
+                samples,
+                self.stream.as_ref().map_or(TARGET_RATE, |s| s.rate),
+            )
+        };
+        if !self.config.keep_open {
+            self.stream = None;
+        }
+        if deliver {
+            let samples = if rate == TARGET_RATE {
+                samples
+            } else {
+                resample(&samples, rate, TARGET_RATE)
+            };
+            (self.emit)(RecorderEvent::Audio { id, samples, ended });
+        }
+    }
+
+    /// Reports the first audio of a recording, stream errors, and a microphone gone silent.
+    fn watch(&mut self) {
+        let mut failure = None;
+        while let Ok(message) = self.stream_errors.1.try_recv() {
+            failure = Some(message);
+        }
+        let (first_audio, stalled) = {
+            let shared = lock(&self.shared);
+            let last = shared.last_callback;
+            let stalled = self.current.is_some()
+                && self.stream.is_some()
+                && last.map_or_else(
+                    || self.current.is_some_and(|(_, at)| at.elapsed() > STALL),
+                    |t| t.elapsed() > STALL,
+                );
+            (shared.first_audio, stalled)
+        };
+        if let (Some((id, started)), Some(at)) = (self.current, first_audio) {
+            let mut shared = lock(&self.shared);
+            if shared.first_audio.take().is_some() {
+                drop(shared);
+                (self.emit)(RecorderEvent::FirstAudio {
+                    id,
+                    after_start: at.saturating_duration_since(started),
+                });
+            }
+        }
+        if stalled && failure.is_none() {
+            failure = Some(format!(
+                "the microphone stopped sending audio for {} s",
+                STALL.as_secs()
+            ));
+        }
+        if let Some(message) = failure {
+            let id = self.current.take().map(|(id, _)| id);
+            lock(&self.shared).recording = None;
+            self.stream = None;
+            tracing::warn!("microphone failed: {message}");
+            (self.emit)(RecorderEvent::Failed { id, message });
+        }
+    }
+
+    fn open(&mut self) -> Result<(), String> {
+        let host = cpal::default_host();
+        let device = pick_device(&host, &self.config.device)?;
+        let name = device
+            .description()
+            .map(|d| d.name().to_string())
+            .unwrap_or_else(|_| "microphone".into());
+        let supported = device
+            .default_input_config()
+            .map_err(|e| format!("microphone '{name}': no usable input format ({e})"))?;
+        let format = supported.sample_format();
+        let config: StreamConfig = supported.into();
+        {
+            let mut shared = lock(&self.shared);
+            *shared = Shared {
+                ring_capacity: (PRE_ROLL.as_secs_f64() * f64::from(config.sample_rate)) as usize,
+                ..Shared::default()
+            };
+        }
+        let errors = self.stream_errors.0.clone();
+        let shared = Arc::clone(&self.shared);
+        let stream = match format {
+            SampleFormat::F32 => build::<f32>(&device, &config, shared, errors),
+            SampleFormat::I16 => build::<i16>(&device, &config, shared, errors),
+            SampleFormat::I32 => build::<i32>(&device, &config, shared, errors),
+            SampleFormat::U16 => build::<u16>(&device, &config, shared, errors),
+            SampleFormat::I8 => build::<i8>(&device, &config, shared, errors),
+            SampleFormat::U8 => build::<u8>(&device, &config, shared, errors),
+            SampleFormat::F64 => build::<f64>(&device, &config, shared, errors),
+            other => return Err(format!("microphone '{name}': unsupported format {other}")),
+        }
+        .map_err(|e| format!("microphone '{name}': {e}"))?;
+        stream
+            .play()
+            .map_err(|e| format!("microphone '{name}': cannot start ({e})"))?;
+        tracing::info!(
+            device = %name,
+            rate = config.sample_rate,
+            channels = config.channels,
+            format = %format,
+            "microphone open"
+        );
+        self.stream = Some(OpenStream {
+            _stream: stream,
+            rate: config.sample_rate,
+            name,
+        });
+        Ok(())
+    }
+}
+
+/// The named input device, or the system default when the name is empty or not found.
+fn pick_device(host: &cpal::Host, wanted: &str) -> Result<cpal::Device, String> {
+    if !wanted.trim().is_empty() {
+        let found = host.input_devices().ok().and_then(|mut devices| {
+            devices.find(|d| d.description().is_ok_and(|desc| desc.name() == wanted))
+        });
+        match found {
+            Some(device) => return Ok(device),
+            None => tracing::warn!("microphone '{wanted}' not found; using the system default"),
+        }
+    }
+    host.default_input_device()
+        .ok_or_else(|| "no microphone found (no default input device)".to_string())
+}
+
+/// Names of the input devices, for the menu.
+pub fn input_device_names() -> Vec<String> {
+    let host = cpal::default_host();
+    let mut names: Vec<String> = host
+        .input_devices()
+        .map(|devices| {
+            devices
+                .filter_map(|d| d.description().ok().map(|desc| desc.name().to_string()))
+                .collect()
+        })
+        .unwrap_or_default();
+    names.dedup();
+    names
+}
+
+fn build<T>(
+    device: &cpal::Device,
+    config: &StreamConfig,
+    shared: Arc<Mutex<Shared>>,
+    errors: Sender<String>,
+) -> Result<cpal::Stream, cpal::Error>
+where
+    T: SizedSample,
+    f32: FromSample<T>,
+{
+    let channels = usize::from(config.channels).max(1);
+    device.build_input_stream::<T, _, _>(
+        *config,
+        move |data: &[T], _: &cpal::InputCallbackInfo| {
+            let mono = data.chunks(channels).map(|frame| {
+                frame.iter().map(|&s| s.to_sample::<f32>()).sum::<f32>() / frame.len() as f32
+            });
+            lock(&shared).push(mono);
+        },
+        move |err: cpal::Error| {
+            // Xruns and reroutes are recoverable; anything else ends the recording.
+            let fatal = !matches!(
+                err.kind(),
+                cpal::ErrorKind::Xrun | cpal::ErrorKind::DeviceChanged
+            );
+            if fatal {
+                let _ = errors.send(err.to_string());
+            } else {
+                tracing::debug!("microphone: {err}");
+            }
+        },
+        None,
+    )
+}
+
+fn lock(shared: &Mutex<Shared>) -> std::sync::MutexGuard<'_, Shared> {
+    // A panic inside the audio callback poisons the lock; the audio itself is still usable.
+    shared
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ring_keeps_only_the_pre_roll_and_a_recording_keeps_everything() {
+        let mut shared = Shared {
+            ring_capacity: 4,
+            ..Shared::default()
+        };
+        shared.push((0..10).map(|i| i as f32));
+        assert_eq!(shared.ring, VecDeque::from(vec![6.0, 7.0, 8.0, 9.0]));
+        let pre: Vec<f32> = shared.ring.drain(..).collect();
+        shared.recording = Some(pre);
+        shared.waiting_first_audio = true;
+        shared.push([10.0, 11.0].into_iter());
+        assert_eq!(
+            shared.recording.as_deref(),
+            Some(&[6.0, 7.0, 8.0, 9.0, 10.0, 11.0][..])
+        );
+        assert!(shared.first_audio.is_some());
+        assert!(shared.ring.is_empty());
+    }
+}

@@ -1,0 +1,394 @@
+//! Launch at login: the file each OS reads to start the app when the user logs in — a
+//! LaunchAgent plist on macOS, a freedesktop autostart `.desktop` entry elsewhere. This module
+//! owns generating those files (portable functions, tested on every OS) and installing,
+//! removing and repointing them; which kind applies is asked of `platform::login_item_kind`.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// The LaunchAgent's label, also its file name (`<label>.plist`).
+pub const LAUNCH_AGENT_LABEL: &str = "com.whisper-dictation.app";
+
+/// The autostart entry's file name under `autostart/`.
+pub const XDG_AUTOSTART_FILE: &str = "whisper-dictation.desktop";
+
+/// Which launch-at-login mechanism the OS uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoginItemKind {
+    /// macOS: `~/Library/LaunchAgents/<label>.plist`, loaded by launchd at login.
+    LaunchAgent,
+    /// Linux desktops: `$XDG_CONFIG_HOME/autostart/whisper-dictation.desktop`.
+    XdgAutostart,
+}
+
+/// One launch-at-login file: where it goes and what it should contain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoginItem {
+    pub path: PathBuf,
+    pub contents: String,
+}
+
+/// A macOS LaunchAgent that starts `exe` once at login, in the user's GUI session, and does not
+/// restart it when it quits (quitting from the menu must stick).
+pub fn launch_agent_plist(exe: &Path) -> String {
+    format!(
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+<plist version="1.0">
+<dict>
+	<key>Label</key>
+	<string>{label}</string>
+	<key>ProgramArguments</key>
+	<array>
+		<string>{exe}</string>
+	</array>
+	<key>RunAtLoad</key>
+	<true/>
+	<key>KeepAlive</key>
+	<false/>
+	<key>ProcessType</key>
+	<string>Interactive</string>
+	<key>LimitLoadToSessionType</key>
+	<string>Aqua</string>
+</dict>
+</plist>
+"#,
+        label = xml_escape(LAUNCH_AGENT_LABEL),
+        exe = xml_escape(&exe.to_string_lossy()),
+    )
+}
+
+/// A freedesktop autostart entry that starts `exe` at login.
+pub fn xdg_autostart_entry(exe: &Path) -> String {
+    format!(
+        "[Desktop Entry]\n\
+         Type=Application\n\
+         Name=Whisper Dictation\n\
+         Comment=Push-to-talk dictation with Whisper running locally\n\
+         Exec={}\n\
+         Icon=whisper-dictation\n\
+         Terminal=false\n\
+         X-GNOME-Autostart-enabled=true\n\
+         Categories=Utility;\n",
+        desktop_exec_quote(&exe.to_string_lossy())
+    )
+}
+
+/// Escapes the five XML special characters for element content and attributes.
+fn xml_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// One `Exec=` argument quoted per the Desktop Entry spec ("The Exec key"): inside double
+/// quotes, `"`, `` ` ``, `$` and `\` are backslash-escaped; `%` is doubled because it starts a
+/// field code everywhere on the line. Then the value itself is a string value, whose own
+/// escape rule turns every `\` into `\\` — so an escaped quote is written `\\"`.
+fn desktop_exec_quote(arg: &str) -> String {
+    let mut quoted = String::with_capacity(arg.len() + 2);
+    quoted.push('"');
+    for c in arg.chars() {
+        match c {
+            '"' | '`' | '$' | '\\' => {
+                quoted.push('\\');
+                quoted.push(c);
+            }
+            '%' => quoted.push_str("%%"),
+            c => quoted.push(c),
+        }
+    }
+    quoted.push('"');
+    // The string-value level of escaping (spec: "Possible value types").
+    quoted.replace('\\', "\\\\")
+}
+
+impl LoginItem {
+    /// The login item for `kind`: `home/Library/LaunchAgents/<label>.plist`, or
+    /// `(xdg_config_home or home/.config)/autostart/whisper-dictation.desktop`.
+    pub fn for_platform(
+        kind: LoginItemKind,
+        home: &Path,
+        xdg_config_home: Option<&Path>,
+        exe: &Path,
+    ) -> LoginItem {
+        match kind {
+            LoginItemKind::LaunchAgent => LoginItem {
+                path: home
+                    .join("Library/LaunchAgents")
+                    .join(format!("{LAUNCH_AGENT_LABEL}.plist")),
+                contents: launch_agent_plist(exe),
+            },
+            LoginItemKind::XdgAutostart => {
+                // The spec says a relative $XDG_CONFIG_HOME is invalid and must be ignored.
+                let config = match xdg_config_home {
+                    Some(dir) if dir.is_absolute() => dir.to_path_buf(),
+                    _ => home.join(".config"),
+                };
+                LoginItem {
+                    path: config.join("autostart").join(XDG_AUTOSTART_FILE),
+                    contents: xdg_autostart_entry(exe),
+                }
+            }
+        }
+    }
+
+    /// Installs the file (creating its folder), replacing whatever was there atomically.
+    pub fn enable(&self) -> io::Result<()> {
+        if let Some(dir) = self.path.parent() {
+            fs::create_dir_all(dir)?;
+        }
+        crate::atomic_file::write(&self.path, self.contents.as_bytes())
+    }
+
+    /// Removes the file; already absent is fine.
+    pub fn disable(&self) -> io::Result<()> {
+        match fs::remove_file(&self.path) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            other => other,
+        }
+    }
+
+    /// Whether launch at login is on: the file exists (whatever it points at).
+    pub fn is_enabled(&self) -> bool {
+        self.path.is_file()
+    }
+
+    /// After the app moved: if the file exists but no longer matches (another executable path),
+    /// rewrites it and returns `true`. A missing file stays missing (the user turned it off).
+    pub fn repoint(&self) -> io::Result<bool> {
+        match fs::read(&self.path) {
+            Ok(current) if current == self.contents.as_bytes() => Ok(false),
+            Ok(_) => self.enable().map(|()| true),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A minimal well-formedness check: every tag is balanced, and text between tags contains
+    /// no raw `<` or unescaped `&` (every `&` starts a known entity).
+    fn assert_well_formed_xml(xml: &str) {
+        let body = xml
+            .split_once("?>")
+            .map(|(_, rest)| rest)
+            .expect("XML declaration");
+        let body = body
+            .split_once('>')
+            .filter(|(doctype, _)| doctype.trim_start().starts_with("<!DOCTYPE"))
+            .map(|(_, rest)| rest)
+            .expect("DOCTYPE");
+        let mut stack: Vec<String> = Vec::new();
+        let mut rest = body;
+        while let Some(open) = rest.find('<') {
+            check_text(&rest[..open]);
+            let close = rest[open..].find('>').expect("unterminated tag") + open;
+            let tag = &rest[open + 1..close];
+            assert!(!tag.contains('<'), "'<' inside a tag: {tag}");
+            if let Some(name) = tag.strip_prefix('/') {
+                assert_eq!(stack.pop().as_deref(), Some(name), "mismatched </{name}>");
+            } else if !tag.ends_with('/') {
+                let name = tag.split_whitespace().next().unwrap().to_string();
+                stack.push(name);
+            }
+            rest = &rest[close + 1..];
+        }
+        check_text(rest);
+        assert!(stack.is_empty(), "unclosed: {stack:?}");
+    }
+
+    fn check_text(text: &str) {
+        assert!(!text.contains('>'), "raw '>' in text: {text}");
+        for (i, _) in text.match_indices('&') {
+            let entity = &text[i..];
+            assert!(
+                ["&amp;", "&lt;", "&gt;", "&quot;", "&apos;"]
+                    .iter()
+                    .any(|e| entity.starts_with(e)),
+                "bare '&' in text: {text}"
+            );
+        }
+    }
+
+    fn xml_unescape(text: &str) -> String {
+        text.replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"")
+            .replace("&apos;", "'")
+            .replace("&amp;", "&")
+    }
+
+    #[test]
+    fn plist_is_well_formed_and_escapes_the_path() {
+        let exe = Path::new("/Applications/Tom & Jerry <dev>/Whisper Dictation.app/Contents/MacOS/whisper-dictation");
+        let plist = launch_agent_plist(exe);
+        assert_well_formed_xml(&plist);
+        for key in [
+            "Label",
+            "ProgramArguments",
+            "RunAtLoad",
+            "KeepAlive",
+            "ProcessType",
+            "LimitLoadToSessionType",
+        ] {
+            assert!(plist.contains(&format!("<key>{key}</key>")), "{key}");
+        }
+        assert!(plist.contains("<string>com.whisper-dictation.app</string>"));
+        assert!(plist.contains("<key>RunAtLoad</key>\n\t<true/>"));
+        assert!(plist.contains("<key>KeepAlive</key>\n\t<false/>"));
+        assert!(plist.contains("<string>Interactive</string>"));
+        assert!(plist.contains("<string>Aqua</string>"));
+
+        // The program argument round-trips to the exact path.
+        let args = plist
+            .split_once("<array>")
+            .and_then(|(_, rest)| rest.split_once("</array>"))
+            .unwrap()
+            .0;
+        let arg = args
+            .trim()
+            .strip_prefix("<string>")
+            .and_then(|a| a.strip_suffix("</string>"))
+            .unwrap();
+        assert_eq!(xml_unescape(arg), exe.to_string_lossy());
+        assert!(arg.contains("Tom &amp; Jerry &lt;dev&gt;"), "{arg}");
+    }
+
+    /// Undoes both escaping levels of one quoted Exec argument, as a launcher does.
+    fn desktop_exec_unquote(value: &str) -> String {
+        // String level: `\\` → `\`.
+        let mut unescaped = String::new();
+        let mut chars = value.chars();
+        while let Some(c) = chars.next() {
+            if c == '\\' {
+                unescaped.push(chars.next().expect("dangling backslash"));
+            } else {
+                unescaped.push(c);
+            }
+        }
+        // Field codes: `%%` → `%`.
+        let unescaped = unescaped.replace("%%", "%");
+        // Exec level: inside quotes, `\x` → `x`.
+        let inner = unescaped
+            .strip_prefix('"')
+            .and_then(|s| s.strip_suffix('"'))
+            .expect("quoted");
+        let mut out = String::new();
+        let mut chars = inner.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => out.push(chars.next().expect("dangling backslash")),
+                '"' | '`' | '$' => panic!("unescaped {c} in {value}"),
+                c => out.push(c),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn desktop_entry_quotes_the_exec_path() {
+        let exe = Path::new("/opt/My Apps/100% \"real\" $HOME `x` back\\slash/whisper-dictation");
+        let entry = xdg_autostart_entry(exe);
+        let lines: Vec<&str> = entry.lines().collect();
+        assert_eq!(lines[0], "[Desktop Entry]");
+        for line in [
+            "Type=Application",
+            "Name=Whisper Dictation",
+            "Icon=whisper-dictation",
+            "Terminal=false",
+            "X-GNOME-Autostart-enabled=true",
+            "Categories=Utility;",
+        ] {
+            assert!(lines.contains(&line), "{line}");
+        }
+        assert!(lines.iter().any(|l| l.starts_with("Comment=")));
+        let exec = lines.iter().find_map(|l| l.strip_prefix("Exec=")).unwrap();
+        assert_eq!(
+            exec,
+            r#""/opt/My Apps/100%% \\"real\\" \\$HOME \\`x\\` back\\\\slash/whisper-dictation""#
+        );
+        assert_eq!(desktop_exec_unquote(exec), exe.to_string_lossy());
+
+        let plain = xdg_autostart_entry(Path::new("/usr/bin/whisper-dictation"));
+        assert!(plain.contains("\nExec=\"/usr/bin/whisper-dictation\"\n"));
+    }
+
+    #[test]
+    fn paths_per_kind() {
+        let home = Path::new("/home/ala");
+        let exe = Path::new("/usr/bin/whisper-dictation");
+        let agent = LoginItem::for_platform(LoginItemKind::LaunchAgent, home, None, exe);
+        assert_eq!(
+            agent.path,
+            Path::new("/home/ala/Library/LaunchAgents/com.whisper-dictation.app.plist")
+        );
+        assert_eq!(agent.contents, launch_agent_plist(exe));
+
+        let xdg = LoginItem::for_platform(LoginItemKind::XdgAutostart, home, None, exe);
+        assert_eq!(
+            xdg.path,
+            Path::new("/home/ala/.config/autostart/whisper-dictation.desktop")
+        );
+        assert_eq!(xdg.contents, xdg_autostart_entry(exe));
+        let custom = LoginItem::for_platform(
+            LoginItemKind::XdgAutostart,
+            home,
+            Some(Path::new("/cfg")),
+            exe,
+        );
+        assert_eq!(
+            custom.path,
+            Path::new("/cfg/autostart/whisper-dictation.desktop")
+        );
+        let relative = LoginItem::for_platform(
+            LoginItemKind::XdgAutostart,
+            home,
+            Some(Path::new("cfg")),
+            exe,
+        );
+        assert_eq!(relative.path, xdg.path);
+    }
+
+    #[test]
+    fn enable_repoint_disable() {
+        let home = tempfile::tempdir().unwrap();
+        for kind in [LoginItemKind::LaunchAgent, LoginItemKind::XdgAutostart] {
+            let old = LoginItem::for_platform(kind, home.path(), None, Path::new("/old/app"));
+            let new = LoginItem::for_platform(kind, home.path(), None, Path::new("/new/app"));
+
+            assert!(!old.is_enabled());
+            assert!(!new.repoint().unwrap(), "a missing file stays missing");
+            assert!(!new.is_enabled());
+            new.disable().unwrap();
+
+            old.enable().unwrap();
+            assert!(old.is_enabled() && new.is_enabled());
+            assert_eq!(fs::read_to_string(&old.path).unwrap(), old.contents);
+            assert!(!old.repoint().unwrap(), "unchanged");
+
+            assert!(new.repoint().unwrap(), "the app moved");
+            assert_eq!(fs::read_to_string(&new.path).unwrap(), new.contents);
+            assert!(!new.repoint().unwrap());
+
+            new.disable().unwrap();
+            assert!(!new.is_enabled());
+            new.disable().unwrap();
+            let leftovers: Vec<_> = fs::read_dir(new.path.parent().unwrap()).unwrap().collect();
+            assert!(leftovers.is_empty(), "{leftovers:?}");
+        }
+    }
+}
