@@ -5,8 +5,12 @@
 #     cache folder outside the clone, verified against a manifest before every use,
 #   - the Whisper models (base multilingual, tiny.en) into the app's model folder,
 #   - `.libtorch` in the clone pointing at the cached libtorch (read by .cargo/config.toml).
-# A second run only verifies (a few seconds). Usage: scripts/setup.sh [--test]
-#   --test   also what the test suite needs (the tiny.en model).
+# A second run only verifies (a few seconds). Usage: scripts/setup.sh [--test] [--desktop]
+#   --test     also what the test suite needs (the tiny.en model, and the --desktop packages for
+#              the end-to-end test of the app on a virtual desktop).
+#   --desktop  also the packages of a virtual desktop (Debian): Xvfb, openbox, trayer, dunst,
+#              PulseAudio with a fake microphone, xdotool, xclip, zenity, imagemagick; used by
+#              tests/desktop.rs and by scripts/run.sh's demonstration on a machine without display.
 set -euo pipefail
 
 TORCH_VERSION=2.13.0
@@ -16,10 +20,12 @@ BASE_MODEL_BYTES=145217532
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 want_test=0
+want_desktop=0
 for arg in "$@"; do
   case "$arg" in
-    --test) want_test=1 ;;
-    *) echo "setup: unknown argument '$arg' (expected --test)" >&2; exit 2 ;;
+    --test) want_test=1; want_desktop=1 ;;
+    --desktop) want_desktop=1 ;;
+    *) echo "setup: unknown argument '$arg' (expected --test or --desktop)" >&2; exit 2 ;;
   esac
 done
 
@@ -49,8 +55,17 @@ fi
 [ -n "$python" ] || { say "python3 with pip is needed to fetch wheels; install it first"; exit 1; }
 
 # ---------------------------------------------------------------- system packages
+# What the build needs: the tray app links GTK 3 (menus), ALSA (microphone), D-Bus
+# (notifications) and libxdo; libayatana-appindicator3-1 is loaded at run time for the tray icon.
+build_packages=(pkg-config zlib1g-dev unzip ca-certificates
+  libgtk-3-dev libasound2-dev libdbus-1-dev libxdo-dev
+  libayatana-appindicator3-dev libayatana-appindicator3-1)
+# A virtual desktop for tests/desktop.rs and the headless demonstration (tests/rig/mod.rs).
+desktop_packages=(xvfb openbox trayer dunst xdotool xclip zenity imagemagick x11-utils
+  x11-xserver-utils pulseaudio pulseaudio-utils libasound2-plugins dbus)
+
 install_debian_packages() {
-  local wanted=(pkg-config zlib1g-dev unzip ca-certificates)
+  local wanted=("$@")
   local missing=()
   for pkg in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
@@ -63,7 +78,11 @@ install_debian_packages() {
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq "${missing[@]}" >/dev/null
 }
 if [ "$os" = Linux ] && command -v dpkg-query >/dev/null 2>&1; then
-  install_debian_packages
+  if [ "$want_desktop" = 1 ]; then
+    install_debian_packages "${build_packages[@]}" "${desktop_packages[@]}"
+  else
+    install_debian_packages "${build_packages[@]}"
+  fi
 fi
 
 # ---------------------------------------------------------------- wheels
