@@ -1,0 +1,190 @@
+//! The app's transcription pipeline without a desktop: the worker thread with the real `base`
+//! model turns recordings into what would be pasted. Silence and faint noise give nothing (and
+//! the engine's own "you" on silence is recognised as a hallucination), speech gives its words,
+//! every recording is saved before transcription, a saved recording can be retried, and a
+//! recording that could not be transcribed is kept.
+
+mod common;
+
+use std::sync::mpsc;
+use std::time::Duration;
+use whisper_dictation::app::verdict::{judge, Empty};
+use whisper_dictation::app::worker::{
+    Job, JobAudio, ModelRequest, Outcome, Worker, WorkerCommand, WorkerEvent,
+};
+use whisper_dictation::audio::level::{GateConfig, Level};
+use whisper_dictation::audio::wav::read_wav_16k;
+use whisper_dictation::recordings::RecordingStore;
+use whisper_dictation::settings::Settings;
+use whisper_dictation::whisper::TranscribeParams;
+
+const WAIT: Duration = Duration::from_secs(180);
+
+fn clip(name: &str) -> Vec<f32> {
+    let path = common::fixtures().join("clips").join(name);
+    read_wav_16k(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+struct Harness {
+    worker: Worker,
+    events: mpsc::Receiver<WorkerEvent>,
+    recordings: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Harness {
+    fn new() -> Harness {
+        let dir = tempfile::tempdir().unwrap();
+        let recordings = dir.path().join("recordings");
+        let (tx, events) = mpsc::channel();
+        let tx = std::sync::Mutex::new(tx);
+        let worker = Worker::spawn(RecordingStore::new(recordings.clone(), 3), move |e| {
+            let _ = tx.lock().unwrap().send(e);
+        })
+        .unwrap();
+        Harness {
+            worker,
+            events,
+            recordings,
+            _dir: dir,
+        }
+    }
+
+    fn load(&self) {
+        let settings = Settings {
+            device: "cpu".into(),
+            ..Settings::default()
+        };
+        self.worker.send(WorkerCommand::Load(ModelRequest {
+            dir: common::model_dir("base"),
+            name: "base".into(),
+            settings,
+            state_dir: self._dir.path().join("state"),
+        }));
+        loop {
+            match self.events.recv_timeout(WAIT).expect("the worker answers") {
+                WorkerEvent::Ready { device, .. } => {
+                    assert_eq!(device.name(), "cpu");
+                    return;
+                }
+                WorkerEvent::LoadFailed { message, .. } => panic!("load failed: {message}"),
+                _ => {}
+            }
+        }
+    }
+
+    fn transcribe(
+        &self,
+        id: u64,
+        audio: JobAudio,
+        language: &str,
+    ) -> (Outcome, Option<std::path::PathBuf>) {
+        let params = TranscribeParams {
+            language: Some(language.into()),
+            ..TranscribeParams::default()
+        };
+        self.worker
+            .send(WorkerCommand::Transcribe(Job { id, audio, params }));
+        loop {
+            match self.events.recv_timeout(WAIT).expect("the worker answers") {
+                WorkerEvent::Done {
+                    id: done,
+                    outcome,
+                    recording,
+                    ..
+                } => {
+                    assert_eq!(done, id);
+                    return (outcome, recording);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn saved(&self) -> usize {
+        std::fs::read_dir(&self.recordings).map_or(0, |d| d.count())
+    }
+}
+
+fn words(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Text(text) => text.to_lowercase(),
+        other => panic!("expected text, got {other:?}"),
+    }
+}
+
+#[test]
+fn the_pipeline_pastes_speech_and_nothing_for_silence_and_keeps_recordings() {
+    let h = Harness::new();
+
+    // A recording made before the model is loaded cannot be transcribed: it is kept.
+    let (outcome, kept) = h.transcribe(1, JobAudio::Recorded(clip("en_kal.wav")), "en");
+    assert!(
+        matches!(&outcome, Outcome::Failed(m) if m.contains("not loaded")),
+        "{outcome:?}"
+    );
+    let kept = kept.expect("the recording was saved");
+    assert!(kept.is_file());
+
+    h.load();
+
+    // Retry the kept recording.
+    let (outcome, again) = h.transcribe(2, JobAudio::Saved(kept.clone()), "en");
+    assert_eq!(again.as_deref(), Some(kept.as_path()));
+    let text = words(&outcome);
+    assert!(
+        text.contains("dentist") && text.contains("tomorrow"),
+        "{text}"
+    );
+
+    // Digital silence and faint noise: nothing, from the energy gate.
+    for (id, name) in [(3, "silence_5s.wav"), (4, "near_silent_5s.wav")] {
+        let (outcome, _) = h.transcribe(id, JobAudio::Recorded(clip(name)), "en");
+        assert!(
+            matches!(outcome, Outcome::Empty(Empty::NoSound { .. })),
+            "{name}: {outcome:?}"
+        );
+    }
+
+    // Speech in noise still comes through.
+    let (outcome, _) = h.transcribe(5, JobAudio::Recorded(clip("en_noisy_pink10db.wav")), "en");
+    let text = words(&outcome);
+    assert!(
+        text.contains("meeting") && text.contains("afternoon"),
+        "{text}"
+    );
+
+    // Polish.
+    let (outcome, _) = h.transcribe(6, JobAudio::Recorded(clip("pl_espeak.wav")), "pl");
+    let text = words(&outcome);
+    assert!(text.contains("jutro") && text.contains("sali"), "{text}");
+
+    // Only the newest 3 recordings are kept (the store's limit here).
+    assert_eq!(h.saved(), 3);
+}
+
+#[test]
+fn whispers_you_on_digital_silence_is_judged_a_hallucination() {
+    // Without the energy gate, base really does say "you" for 5 s of zeros; the verdict drops it.
+    let samples = clip("silence_5s.wav");
+    let transcript = {
+        let engine = common::engine("base");
+        engine
+            .transcribe(
+                &samples,
+                &TranscribeParams {
+                    language: Some("en".into()),
+                    ..TranscribeParams::default()
+                },
+            )
+            .unwrap()
+    };
+    let level = Level::measure(&samples, 16_000, &GateConfig::default());
+    match judge(&transcript, &level) {
+        Err(Empty::Hallucination { text }) => {
+            assert_eq!(text.trim().to_lowercase(), "you", "{transcript:?}")
+        }
+        Err(Empty::NoText) => {} // an engine that says nothing is fine too
+        other => panic!("silence gave {other:?} from {:?}", transcript.text),
+    }
+}
