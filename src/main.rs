@@ -17,7 +17,12 @@ fn main() {
     };
     let default_filter = if app_mode { "info" } else { "warn" };
     let _log = match whisper_dictation::logging::init(log_dir.as_deref(), default_filter) {
-        Ok(guard) => Some(guard),
+        Ok(guard) => {
+            if let Some(warning) = &guard.warning {
+                tracing::warn!("{warning}");
+            }
+            Some(guard)
+        }
         Err(e) => {
             eprintln!("whisper-dictation: logging: {e}");
             None

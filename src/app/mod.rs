@@ -142,9 +142,16 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         model: None,
         last_error: None,
         announced_ready: false,
+        warned_silent_microphone: false,
+        warned_accessibility: false,
         quit: false,
     };
     app.load_model();
+    let sends_keys = OutputMode::parse(&app.settings.output) != Some(OutputMode::Copy);
+    if sends_keys && crate::platform::accessibility_trusted() == Some(false) {
+        app.warned_accessibility = true;
+        app.notify(&Notice::AccessibilityMissing);
+    }
 
     event_loop.run_return(|event, _target, control_flow| {
         match event {
@@ -201,6 +208,9 @@ struct App {
     model: Option<LoadedModel>,
     last_error: Option<String>,
     announced_ready: bool,
+    /// Notices given once per run (repeating them on every dictation would only annoy).
+    warned_silent_microphone: bool,
+    warned_accessibility: bool,
     quit: bool,
 }
 
@@ -397,6 +407,11 @@ impl App {
                 match outcome {
                     Outcome::Text(text) => self.deliver(id, text),
                     Outcome::Empty(empty) => {
+                        let digital_zero = level.is_some_and(|l| l.peak_frame_rms == 0.0);
+                        if digital_zero && !self.warned_silent_microphone {
+                            self.warned_silent_microphone = true;
+                            self.notify(&Notice::MicrophoneSilent);
+                        }
                         tracing::info!(
                             id,
                             reason = empty.reason(),
@@ -442,6 +457,11 @@ impl App {
     fn output_event(&mut self, event: OutputEvent) {
         match event {
             OutputEvent::Delivered { id, delivered } => {
+                let wanted = OutputMode::parse(&self.settings.output).unwrap_or(OutputMode::Paste);
+                if wanted != delivered.mode && !self.warned_accessibility {
+                    self.warned_accessibility = true;
+                    self.notify(&Notice::AccessibilityMissing);
+                }
                 let stage = self.stages.remove(&id).unwrap_or_default();
                 let ms = |at: Option<Instant>| match (stage.key_up, at) {
                     (Some(k), Some(a)) => a.saturating_duration_since(k).as_millis() as u64,

@@ -174,18 +174,42 @@ pub fn microphone_line(lang: UiLang, device: &str, pre_roll: Option<Duration>) -
 /// Texts of the app's notifications.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Notice {
-    MaxLengthSoon { remaining: Duration },
+    MaxLengthSoon {
+        remaining: Duration,
+    },
     MaxLengthReached,
-    MicrophoneFailed { detail: String },
-    TranscriptionFailed { detail: String },
-    PasteFailed { detail: String },
-    ModelFailed { model: String, detail: String },
-    NoModelInstalled { models_dir: String },
-    HotkeyUnavailable { hotkey: String, detail: String },
-    SettingsDamaged { detail: String },
-    SettingsNotSaved { detail: String },
+    MicrophoneFailed {
+        detail: String,
+    },
+    TranscriptionFailed {
+        detail: String,
+    },
+    PasteFailed {
+        detail: String,
+    },
+    ModelFailed {
+        model: String,
+        detail: String,
+    },
+    NoModelInstalled {
+        models_dir: String,
+    },
+    HotkeyUnavailable {
+        hotkey: String,
+        detail: String,
+    },
+    SettingsDamaged {
+        detail: String,
+    },
+    SettingsNotSaved {
+        detail: String,
+    },
     NothingToRetry,
     AlreadyRunning,
+    /// Keystrokes are not allowed (macOS Accessibility); the text was copied instead.
+    AccessibilityMissing,
+    /// The microphone delivered exact zeros: no microphone permission (macOS) or a muted input.
+    MicrophoneSilent,
 }
 
 impl Notice {
@@ -310,6 +334,20 @@ impl Notice {
                         "No recording".into(),
                         "There is no saved recording to retry.".into(),
                     )
+                }
+            }
+            Notice::AccessibilityMissing => {
+                if pl {
+                    ("Brak uprawnień do wklejania".into(), "Tekst jest w schowku (wklej go Cmd+V). Aby wklejać automatycznie: Ustawienia systemowe → Prywatność i ochrona → Dostępność → włącz Whisper Dictation. Jeśli już jest włączony, usuń go (−) i dodaj ponownie: zgoda wygasa po aktualizacji lub przeniesieniu aplikacji.".into())
+                } else {
+                    ("Not allowed to paste".into(), "The text is on the clipboard (paste it with Cmd+V). To paste automatically: System Settings → Privacy & Security → Accessibility → turn on Whisper Dictation. If it is already on, remove it (−) and add it again: the grant goes stale when the app is updated or moved.".into())
+                }
+            }
+            Notice::MicrophoneSilent => {
+                if pl {
+                    ("Mikrofon nic nie słyszy".into(), "Nagranie to sama cisza cyfrowa. Na Macu: Ustawienia systemowe → Prywatność i ochrona → Mikrofon → włącz Whisper Dictation. Sprawdź też, czy wejście nie jest wyciszone.".into())
+                } else {
+                    ("The microphone hears nothing".into(), "The recording is pure digital silence. On a Mac: System Settings → Privacy & Security → Microphone → turn on Whisper Dictation. Also check that the input is not muted.".into())
                 }
             }
             Notice::AlreadyRunning => {

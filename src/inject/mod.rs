@@ -92,9 +92,14 @@ impl Injector {
     }
 
     /// Delivers `text` in `mode`. Paste and type fall back to copy-only when keystrokes cannot
-    /// be sent, so the text is never lost.
+    /// be sent (no keyboard access, or no permission), so the text is never lost; the returned
+    /// mode says what was done.
     pub fn deliver(&mut self, text: &str, mode: OutputMode) -> Result<Delivered, InjectError> {
-        match (mode, self.keyboard.is_some()) {
+        // Without the permission to send keys (macOS Accessibility) keystrokes vanish silently:
+        // copy instead, and the caller tells the user what to do.
+        let may_send_keys =
+            self.keyboard.is_some() && crate::platform::accessibility_trusted() != Some(false);
+        match (mode, may_send_keys) {
             (OutputMode::Copy, _) | (_, false) => {
                 self.set_clipboard(text)?;
                 Ok(self.delivered(OutputMode::Copy, Duration::ZERO, false))
@@ -102,7 +107,7 @@ impl Injector {
             (OutputMode::Paste, true) => self.paste(text),
             (OutputMode::Type, true) => {
                 let waited = self.wait_for_modifiers();
-                let keyboard = self.keyboard.as_mut().expect("checked above");
+                let keyboard = self.keyboard.as_mut().expect("may_send_keys");
                 keyboard
                     .text(text)
                     .map_err(|e| InjectError::Keyboard(e.to_string()))?;

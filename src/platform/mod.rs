@@ -130,6 +130,24 @@ pub fn send_paste_shortcut(enigo: &mut enigo::Enigo) -> enigo::InputResult<()> {
     pressed.and(released)
 }
 
+/// Whether this process may send keystrokes to other apps: macOS's Accessibility permission
+/// (`AXIsProcessTrusted`; a grant goes stale when the app is rebuilt or moved). `None` where no
+/// such permission exists (X11).
+pub fn accessibility_trusted() -> Option<bool> {
+    #[cfg(target_os = "macos")]
+    {
+        #[link(name = "ApplicationServices", kind = "framework")]
+        extern "C" {
+            fn AXIsProcessTrusted() -> bool;
+        }
+        Some(unsafe { AXIsProcessTrusted() })
+    }
+    #[cfg(not(target_os = "macos"))]
+    {
+        None
+    }
+}
+
 /// Opens a folder in the system's file manager (Finder, or the XDG default), without waiting.
 pub fn open_folder(path: &std::path::Path) -> std::io::Result<()> {
     #[cfg(target_os = "macos")]
