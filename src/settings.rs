@@ -1,6 +1,7 @@
 //! The user's settings file (`settings.json` in the state folder). Every field has a default, so
 //! a partial or older file still loads (container-level `#[serde(default)]` plus a schema
-//! version); a damaged file is reported and the defaults are used, never a crash. It holds where
+//! version); a damaged file is reported and the defaults are used, never a crash, and a single
+//! bad value costs only its own field. It holds where
 //! Whisper runs and how the device manager talks, and the menu-bar app's choices (hotkey, mode,
 //! output, language, model, microphone, limits). Values are strings or numbers as the user
 //! would write them; the app parses them where they are used and falls back on a bad one.
@@ -90,17 +91,25 @@ impl Settings {
             }
             Err(e) => return (Settings::default(), Some(warning(&path, e.to_string()))),
         };
-        match serde_json::from_str::<Settings>(&text) {
-            Ok(s) if s.schema_version > SCHEMA_VERSION => {
-                let problem = format!(
-                    "schema version {} is newer than this app's",
-                    s.schema_version
-                );
-                (Settings::default(), Some(warning(&path, problem)))
-            }
-            Ok(s) => (s, None),
-            Err(e) => (Settings::default(), Some(warning(&path, e.to_string()))),
+        let (settings, bad_fields) = match parse_field_by_field(&text) {
+            Ok(parsed) => parsed,
+            Err(problem) => return (Settings::default(), Some(warning(&path, problem))),
+        };
+        if settings.schema_version > SCHEMA_VERSION {
+            let problem = format!(
+                "schema version {} is newer than this app's",
+                settings.schema_version
+            );
+            return (Settings::default(), Some(warning(&path, problem)));
         }
+        let problem = (!bad_fields.is_empty()).then(|| {
+            format!(
+                "invalid value for {} (the default is used for {})",
+                bad_fields.join(", "),
+                if bad_fields.len() == 1 { "it" } else { "them" }
+            )
+        });
+        (settings, problem.map(|p| warning(&path, p)))
     }
 
     /// Writes `dir/settings.json` atomically (temp name in the same folder, then rename).
@@ -114,6 +123,34 @@ impl Settings {
     pub fn non_empty(value: &str) -> Option<&str> {
         Some(value).filter(|v| !v.trim().is_empty())
     }
+}
+
+/// Reads the settings one field at a time on top of the defaults, so one bad value (a typo by
+/// hand) costs only that field, not the user's other choices. Returns the names of the fields
+/// whose values were refused.
+fn parse_field_by_field(text: &str) -> Result<(Settings, Vec<String>), String> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let serde_json::Value::Object(fields) = value else {
+        return Err("not a JSON object".into());
+    };
+    let serde_json::Value::Object(mut merged) =
+        serde_json::to_value(Settings::default()).map_err(|e| e.to_string())?
+    else {
+        unreachable!("Settings serialises to an object");
+    };
+    let mut bad = Vec::new();
+    for (name, value) in fields {
+        let mut trial = merged.clone();
+        trial.insert(name.clone(), value);
+        if serde_json::from_value::<Settings>(serde_json::Value::Object(trial.clone())).is_ok() {
+            merged = trial;
+        } else {
+            bad.push(name);
+        }
+    }
+    let settings =
+        serde_json::from_value(serde_json::Value::Object(merged)).map_err(|e| e.to_string())?;
+    Ok((settings, bad))
 }
 
 fn warning(path: &Path, problem: String) -> SettingsWarning {
@@ -167,11 +204,67 @@ mod tests {
     }
 
     #[test]
+    fn the_apps_defaults_are_hold_to_talk_paste_and_polish_or_english() {
+        let s = Settings::default();
+        assert_eq!(s.hotkey, "ctrl+alt+space");
+        assert_eq!(s.hotkey_mode, "hold");
+        assert_eq!(s.output, "paste");
+        assert_eq!(s.language, "auto:pl,en");
+        assert_eq!(s.model, crate::paths::DEFAULT_MODEL);
+        assert_eq!(s.max_recording_secs, 120);
+        assert!(s.keep_microphone_open);
+    }
+
+    #[test]
+    fn a_file_from_before_the_app_existed_loads_with_the_apps_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join(SETTINGS_FILE),
+            r#"{"schema_version": 1, "device": "cpu", "ui_lang": "pl", "optimize": 1}"#,
+        )
+        .unwrap();
+        let (s, w) = Settings::load(dir.path());
+        assert!(w.is_none());
+        assert_eq!((s.device.as_str(), s.optimize), ("cpu", 1));
+        assert_eq!(s.output, "paste");
+        assert_eq!(s.hotkey, "ctrl+alt+space");
+    }
+
+    #[test]
+    fn a_wrongly_typed_field_costs_only_that_field_and_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join(SETTINGS_FILE),
+            r#"{"output": "copy", "max_recording_secs": "two minutes", "hotkey": "f8"}"#,
+        )
+        .unwrap();
+        let (s, w) = Settings::load(dir.path());
+        assert_eq!(s.output, "copy");
+        assert_eq!(s.hotkey, "f8");
+        assert_eq!(s.max_recording_secs, Settings::default().max_recording_secs);
+        let w = w.expect("a warning").to_string();
+        assert!(
+            w.contains("max_recording_secs") && w.contains(SETTINGS_FILE),
+            "{w}"
+        );
+    }
+
+    #[test]
     fn saving_round_trips_and_leaves_no_temp_file() {
         let dir = tempfile::tempdir().unwrap();
         let s = Settings {
             device: "mps".into(),
             ui_lang: "pl".into(),
+            hotkey: "ctrl+shift+space".into(),
+            hotkey_mode: "toggle".into(),
+            output: "copy".into(),
+            language: "pl".into(),
+            model: "small".into(),
+            input_device: "USB Mic".into(),
+            max_recording_secs: 300,
+            keep_microphone_open: false,
+            prompt: "Wrocław, Kubernetes".into(),
+            keep_recordings: 3,
             ..Settings::default()
         };
         s.save(dir.path()).unwrap();
