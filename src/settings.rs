@@ -1,10 +1,10 @@
 //! The user's settings file (`settings.json` in the state folder). Every field has a default, so
 //! a partial or older file still loads (container-level `#[serde(default)]` plus a schema
 //! version); a damaged file is reported and the defaults are used, never a crash, and a single
-//! bad value costs only its own field. It holds where
-//! Whisper runs and how the device manager talks, and the menu-bar app's choices (hotkey, mode,
-//! output, language, model, microphone, limits). Values are strings or numbers as the user
-//! would write them; the app parses them where they are used and falls back on a bad one.
+//! bad value costs only its own field. It holds where Whisper runs and how the device manager
+//! talks, and the menu-bar app's choices (hotkey, mode, output, language, model, microphone,
+//! limits). Values are strings or numbers as the user would write them; the app parses them
+//! where they are used and falls back on a bad one.
 
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};

@@ -848,8 +848,8 @@ impl Desktop {
     }
 
     /// Clicks the tray icon at `icon` and waits until its menu is drawn: a large light region
-    /// (GTK's menu background) below the tray, in the right half of the screen. Returns that
-    /// region; `shot` holds the screenshot showing it.
+    /// (GTK's menu background) below the tray; with another light window open (a dialog), the
+    /// larger one wins. Returns that region; `shot` holds the screenshot showing it.
     pub fn open_tray_menu(
         &self,
         icon: (u32, u32),
@@ -857,7 +857,7 @@ impl Desktop {
         timeout: Duration,
     ) -> io::Result<Blob> {
         self.click(icon.0, icon.1)?;
-        let area = (SCREEN.0 / 2, TRAY_HEIGHT / 2, SCREEN.0 / 2, SCREEN.1);
+        let area = (0, TRAY_HEIGHT / 2, SCREEN.0, SCREEN.1);
         let deadline = Instant::now() + timeout;
         loop {
             thread::sleep(Duration::from_millis(300));
