@@ -847,29 +847,37 @@ impl Desktop {
         }
     }
 
-    /// Clicks the tray icon at `icon` and waits until its menu is drawn: a large light region
-    /// (GTK's menu background) below the tray; with another light window open (a dialog), the
-    /// larger one wins. Returns that region; `shot` holds the screenshot showing it.
+    /// Clicks the tray icon at `icon` and waits until its menu is drawn: the largest region
+    /// below the tray that changed since just before the click. Returns that region (its
+    /// bounds are the menu's); `shot` holds the screenshot showing it.
     pub fn open_tray_menu(
         &self,
         icon: (u32, u32),
         shot: &Path,
         timeout: Duration,
     ) -> io::Result<Blob> {
+        self.screenshot(shot)?;
+        let before = Image::read(shot)?;
         self.click(icon.0, icon.1)?;
-        let area = (0, TRAY_HEIGHT / 2, SCREEN.0, SCREEN.1);
+        let area = (0, TRAY_HEIGHT, SCREEN.0, SCREEN.1 - TRAY_HEIGHT);
         let deadline = Instant::now() + timeout;
+        let mut last: Option<Blob> = None;
         loop {
             thread::sleep(Duration::from_millis(300));
             self.screenshot(shot)?;
-            if let Some(menu) = find_blob(shot, [0xfa, 0xfa, 0xfa], 12, area)? {
-                if menu.pixels > 4000 {
+            let after = Image::read(shot)?;
+            let menu = largest_change(&before, &after, area);
+            // Drawn completely: big enough, and the same as in the previous screenshot.
+            if let Some(menu) = menu {
+                if menu.pixels > 4000 && last == Some(menu) {
                     return Ok(menu);
                 }
             }
+            last = menu;
             if Instant::now() >= deadline {
                 return Err(timed_out(format!(
-                    "clicking the tray icon at {icon:?} opened no menu within {} s (see {})",
+                    "clicking the tray icon at {icon:?} opened no menu within {} s (largest \
+                     change {last:?}; see {})",
                     timeout.as_secs_f32(),
                     shot.display()
                 )));
@@ -1426,18 +1434,42 @@ pub fn largest_blob(
     image: &Image,
     colour: [u8; 3],
     tolerance: u8,
-    (ax, ay, aw, ah): (u32, u32, u32, u32),
+    area: (u32, u32, u32, u32),
 ) -> Option<Blob> {
-    let x1 = (ax + aw).min(image.width);
-    let y1 = (ay + ah).min(image.height);
+    let (width, height) = (image.width, image.height);
+    largest_region(width, height, area, |x, y| {
+        let p = image.pixel(x, y);
+        (0..3).all(|c| p[c].abs_diff(colour[c]) <= tolerance)
+    })
+}
+
+/// The largest region inside `area` where `after` differs from `before` (same size) by more
+/// than a little on some channel: what appeared on the screen between two screenshots.
+pub fn largest_change(before: &Image, after: &Image, area: (u32, u32, u32, u32)) -> Option<Blob> {
+    if (before.width, before.height) != (after.width, after.height) {
+        return None;
+    }
+    largest_region(after.width, after.height, area, |x, y| {
+        let (a, b) = (before.pixel(x, y), after.pixel(x, y));
+        (0..3).any(|c| a[c].abs_diff(b[c]) > 24)
+    })
+}
+
+/// The largest 8-connected region of pixels satisfying `matches(x, y)` inside `area` of a
+/// `width` x `height` image; ties go to the right-most region.
+fn largest_region(
+    width: u32,
+    height: u32,
+    (ax, ay, aw, ah): (u32, u32, u32, u32),
+    pixel_matches: impl Fn(u32, u32) -> bool,
+) -> Option<Blob> {
+    let x1 = (ax + aw).min(width);
+    let y1 = (ay + ah).min(height);
     if ax >= x1 || ay >= y1 {
         return None;
     }
     let (w, h) = ((x1 - ax) as usize, (y1 - ay) as usize);
-    let matches = |x: usize, y: usize| {
-        let p = image.pixel(ax + x as u32, ay + y as u32);
-        (0..3).all(|c| p[c].abs_diff(colour[c]) <= tolerance)
-    };
+    let matches = |x: usize, y: usize| pixel_matches(ax + x as u32, ay + y as u32);
     let mut seen = vec![false; w * h];
     let mut best: Option<Blob> = None;
     let mut queue = VecDeque::new();
