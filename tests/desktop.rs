@@ -1,0 +1,403 @@
+//! The real app binary on a real (virtual) X11 desktop, end to end: it starts in the tray (a
+//! blue disc), a held Ctrl+Alt+Space records what is played into the fake microphone (the disc
+//! turns red), and on release the words are pasted into a GTK text box of another process while
+//! the clipboard gets its old content back; holding the key in silence pastes nothing; the tray
+//! menu switches the output to "copy only" (by keyboard mnemonics) and that is saved; a second
+//! instance refuses to start; and a GPU that fails at model load (simulated) is reported in a
+//! Polish notification while dictation goes on on the CPU.
+//!
+//! Needs the desktop tools (`scripts/setup.sh --test` installs them; a missing one fails the
+//! test naming its package) and the `base` model. Screenshots and every process's log are left
+//! in `target/desktop-e2e/`. `UPDATE_SCREENSHOT=1` also copies the menu screenshot to
+//! `docs/menu.png`.
+
+mod rig;
+
+use rig::{AppProcess, Desktop, TextBox};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::thread;
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_whisper-dictation");
+const HOTKEY: &str = "ctrl+alt+space";
+/// Tray icon colours (the filled disc), and how far a screenshot's pixels may stray from them.
+const IDLE: &str = "#1E88E5";
+const RECORDING: &str = "#E53935";
+const ICON_TOLERANCE: u8 = 40;
+/// An icon is at least this many matching pixels (a 32x32 disc has ~800).
+const ICON_MIN_PIXELS: usize = 60;
+const SENTINEL: &str = "previous clipboard ✓";
+const GPU_NOTICE: &str = "Wykryto problem kompatybilności z GPU M1. Przełączam na CPU.";
+/// Model load and warm-up of `base` on a 2-core machine, with room to spare.
+const READY_TIMEOUT: Duration = Duration::from_secs(180);
+const TRANSCRIBE_TIMEOUT: Duration = Duration::from_secs(90);
+
+fn clip(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/clips")
+        .join(name)
+}
+
+/// The exact text of a clip (tests/fixtures/clips/texts.json).
+fn clip_text(name: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/clips/texts.json");
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(path).expect("texts.json")).expect("JSON");
+    json[name].as_str().expect("a clip text").to_string()
+}
+
+/// `target/` of this build: the binary is `target/<profile>/whisper-dictation`.
+fn target_dir() -> PathBuf {
+    Path::new(BIN)
+        .parent()
+        .and_then(Path::parent)
+        .expect("the binary lies in target/<profile>/")
+        .to_path_buf()
+}
+
+fn write_settings(state: &Path, output: &str) {
+    fs::create_dir_all(state).unwrap();
+    let settings = serde_json::json!({
+        "hotkey": HOTKEY,
+        "hotkey_mode": "hold",
+        "output": output,
+        "language": "en",
+        "model": "base",
+    });
+    fs::write(
+        state.join("settings.json"),
+        serde_json::to_string_pretty(&settings).unwrap(),
+    )
+    .unwrap();
+}
+
+fn start_app(desktop: &Desktop, state: &Path, env: &[(&str, &str)]) -> AppProcess {
+    let mut vars = vec![
+        (
+            "WHISPER_DICTATION_STATE_DIR",
+            state.to_str().expect("a UTF-8 path"),
+        ),
+        ("WHISPER_DICTATION_LOG", "info"),
+    ];
+    vars.extend_from_slice(env);
+    let no_args: [&str; 0] = [];
+    desktop
+        .spawn_app(Path::new(BIN), vars, no_args)
+        .unwrap_or_else(|e| panic!("starting the app: {e}"))
+}
+
+fn wait_ready(app: &mut AppProcess) -> Duration {
+    let started = Instant::now();
+    app.wait_for_log("app ready", READY_TIMEOUT)
+        .unwrap_or_else(|e| panic!("{e}"));
+    started.elapsed()
+}
+
+/// The tray icon's centre once it shows a disc of `colour`; panics naming the screenshot.
+fn tray_icon(desktop: &Desktop, shot: &Path, colour: &str, timeout: Duration) -> (u32, u32) {
+    let blob = desktop
+        .wait_for_tray_icon(
+            shot,
+            rig::rgb(colour),
+            ICON_TOLERANCE,
+            ICON_MIN_PIXELS,
+            timeout,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    (blob.x, blob.y)
+}
+
+/// What the app logged about one dictation (`dictation done`).
+#[derive(Debug)]
+struct Dictation {
+    text: String,
+    output: String,
+    key_up_to_audio_ms: u64,
+    key_up_to_text_ms: u64,
+    key_up_to_pasted_ms: u64,
+}
+
+fn parse_done(line: &str) -> Dictation {
+    let number = |key: &str| -> u64 {
+        rig::log_field(line, key)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no numeric {key}= in {line:?}"))
+    };
+    Dictation {
+        text: rig::log_field(line, "text").unwrap_or_else(|| panic!("no text= in {line:?}")),
+        output: rig::log_field(line, "output").unwrap_or_default(),
+        key_up_to_audio_ms: number("key_up_to_audio_ms"),
+        key_up_to_text_ms: number("key_up_to_text_ms"),
+        key_up_to_pasted_ms: number("key_up_to_pasted_ms"),
+    }
+}
+
+/// Plays `clip` into the microphone with the hotkey held from just after playback starts until
+/// it has played; `during` runs while the key is held (e.g. a screenshot). Returns the
+/// `dictation done` line's fields.
+fn dictate(
+    desktop: &Desktop,
+    app: &mut AppProcess,
+    clip_name: &str,
+    during: impl FnOnce(),
+) -> Dictation {
+    let mut playback = desktop
+        .play(&clip(clip_name))
+        .unwrap_or_else(|e| panic!("{e}"));
+    desktop.key_down(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
+    let held = Instant::now();
+    let started = app.wait_for_log("recording started", Duration::from_secs(5));
+    if let Err(e) = started {
+        let _ = desktop.key_up(HOTKEY);
+        panic!("{e}");
+    }
+    during();
+    let played = playback.wait(Duration::from_secs(30));
+    desktop.key_up(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
+    played.unwrap_or_else(|e| panic!("{e}"));
+    let held_for = held.elapsed();
+    app.wait_for_log("recording stopped", Duration::from_secs(10))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let line = app
+        .wait_for_log("dictation done", TRANSCRIBE_TIMEOUT)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let done = parse_done(&line);
+    println!(
+        "dictated {clip_name} (key held {:.2} s): {:?}, output={}, key-up → audio {} ms, → text \
+         {} ms, → pasted {} ms",
+        held_for.as_secs_f64(),
+        done.text,
+        done.output,
+        done.key_up_to_audio_ms,
+        done.key_up_to_text_ms,
+        done.key_up_to_pasted_ms
+    );
+    done
+}
+
+/// The words of `expected` mostly (≥ 80 %) appear in `got`, and so do the `must` words.
+fn assert_said(got: &str, expected: &str, must: &[&str], what: &str) {
+    let recall = rig::word_recall(expected, got);
+    let words = rig::words(got);
+    for word in must {
+        assert!(
+            words.iter().any(|w| w == word),
+            "{what}: {word:?} missing from {got:?} (expected {expected:?})"
+        );
+    }
+    assert!(
+        recall >= 0.8,
+        "{what}: only {:.0} % of the expected words in {got:?} (expected {expected:?})",
+        recall * 100.0
+    );
+}
+
+/// Waits until the clipboard holds `expected` (the app restores it ~300 ms after a paste).
+fn wait_for_clipboard(desktop: &Desktop, expected: &str, timeout: Duration) -> String {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let now = desktop.clipboard().unwrap_or_else(|e| panic!("{e}"));
+        if now == expected || Instant::now() >= deadline {
+            return now;
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn dictation_on_a_real_desktop() {
+    let test_started = Instant::now();
+    let out = target_dir().join("desktop-e2e");
+    let _ = fs::remove_dir_all(&out);
+    fs::create_dir_all(&out).unwrap();
+    let state = out.join("state");
+    let desktop = Desktop::start(&out.join("rig")).unwrap_or_else(|e| panic!("{e}"));
+    println!(
+        "desktop {} up; screenshots and logs in {}",
+        desktop.display(),
+        out.display()
+    );
+
+    // (a) The app starts and becomes ready; a second instance refuses to start.
+    write_settings(&state, "paste");
+    let mut app = start_app(&desktop, &state, &[("WHISPER_DICTATION_UI_LANG", "en")]);
+    let ready_after = wait_ready(&mut app);
+    println!("app ready after {:.1} s", ready_after.as_secs_f64());
+
+    let mut second = start_app(&desktop, &state, &[("WHISPER_DICTATION_UI_LANG", "en")]);
+    second
+        .wait_exit(Duration::from_secs(30))
+        .unwrap_or_else(|e| panic!("a second instance kept running: {e}"));
+    assert!(
+        second.log().to_lowercase().contains("already running"),
+        "a second instance must say the app is already running; it said:\n{}",
+        second.log()
+    );
+    drop(second);
+
+    // (b) The tray icon is there, blue (idle).
+    let icon = tray_icon(
+        &desktop,
+        &out.join("idle.png"),
+        IDLE,
+        Duration::from_secs(15),
+    );
+    println!("tray icon (idle, blue) at {icon:?}");
+
+    // (c) Hold the hotkey while the clip plays: the icon turns red, the words are pasted into
+    // the focused text box, and the clipboard gets its old content back.
+    desktop
+        .set_clipboard(SENTINEL)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let text_box = TextBox::open(&desktop, "e2e-paste").unwrap_or_else(|e| panic!("{e}"));
+    text_box.focus().unwrap_or_else(|e| panic!("{e}"));
+    let recording_shot = out.join("recording.png");
+    let done = dictate(&desktop, &mut app, "en_kal.wav", || {
+        thread::sleep(Duration::from_millis(800));
+        tray_icon(&desktop, &recording_shot, RECORDING, Duration::from_secs(2));
+    });
+    let expected = clip_text("en_kal.wav");
+    assert_eq!(done.output, "paste", "{done:?}");
+    assert_said(&done.text, &expected, &["dentist"], "the logged transcript");
+    let restored = wait_for_clipboard(&desktop, SENTINEL, Duration::from_secs(3));
+    let pasted = text_box.submit().unwrap_or_else(|e| panic!("{e}"));
+    assert_said(
+        &pasted,
+        &expected,
+        &["dentist"],
+        "the text box after the paste",
+    );
+    assert_eq!(
+        restored, SENTINEL,
+        "the clipboard must hold its previous content again after the paste"
+    );
+    let first_paste_ms = done.key_up_to_pasted_ms;
+
+    // (d) Holding the key in silence pastes nothing.
+    let text_box = TextBox::open(&desktop, "e2e-silence").unwrap_or_else(|e| panic!("{e}"));
+    text_box.focus().unwrap_or_else(|e| panic!("{e}"));
+    desktop.key_down(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
+    thread::sleep(Duration::from_millis(1500));
+    desktop.key_up(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
+    let empty = app
+        .wait_for_log("dictation empty", TRANSCRIBE_TIMEOUT)
+        .unwrap_or_else(|e| panic!("{e}"));
+    println!("silence: {empty}");
+    thread::sleep(Duration::from_millis(1000));
+    let typed = text_box.submit().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(typed, "", "silence must paste nothing");
+    assert_eq!(
+        app.log().matches("dictation done").count(),
+        1,
+        "silence produced a dictation:\n{}",
+        app.log()
+    );
+
+    // (e) The tray menu, by keyboard: Output ▸ Copy only. Then a dictation only copies.
+    let icon = tray_icon(
+        &desktop,
+        &out.join("idle-2.png"),
+        IDLE,
+        Duration::from_secs(10),
+    );
+    let menu = desktop
+        .open_tray_menu(icon, &out.join("menu-full.png"), Duration::from_secs(10))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let menu_shot = out.join("menu.png");
+    desktop
+        .screenshot_menu(&menu, icon, &menu_shot)
+        .unwrap_or_else(|e| panic!("{e}"));
+    println!("menu screenshot: {}", menu_shot.display());
+    if std::env::var_os("UPDATE_SCREENSHOT").is_some_and(|v| v == "1") {
+        let docs = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs");
+        fs::create_dir_all(&docs).unwrap();
+        fs::copy(&menu_shot, docs.join("menu.png")).unwrap();
+        println!("copied to {}", docs.join("menu.png").display());
+    }
+    desktop.key("o").unwrap_or_else(|e| panic!("{e}"));
+    thread::sleep(Duration::from_millis(300));
+    desktop.key("c").unwrap_or_else(|e| panic!("{e}"));
+    let changed = app
+        .wait_for_log("output mode changed", Duration::from_secs(10))
+        .unwrap_or_else(|e| panic!("choosing Output ▸ Copy only with the keys o, c: {e}"));
+    assert_eq!(
+        rig::log_field(&changed, "output").as_deref(),
+        Some("copy"),
+        "{changed}"
+    );
+    let saved = fs::read_to_string(state.join("settings.json")).unwrap();
+    let saved: serde_json::Value = serde_json::from_str(&saved).expect("settings.json is JSON");
+    assert_eq!(
+        saved["output"], "copy",
+        "the output mode must be saved: {saved}"
+    );
+
+    let text_box = TextBox::open(&desktop, "e2e-copy").unwrap_or_else(|e| panic!("{e}"));
+    text_box.focus().unwrap_or_else(|e| panic!("{e}"));
+    let done = dictate(&desktop, &mut app, "en_slt.wav", || {});
+    let expected = clip_text("en_slt.wav");
+    assert_eq!(done.output, "copy", "{done:?}");
+    thread::sleep(Duration::from_millis(800));
+    let typed = text_box.submit().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(typed, "", "copy only must not paste");
+    let copied = desktop.clipboard().unwrap_or_else(|e| panic!("{e}"));
+    assert_said(
+        &copied,
+        &expected,
+        &["quarterly"],
+        "the clipboard in copy-only mode",
+    );
+
+    // (f) A GPU that fails at model load: a Polish notification, and dictation on the CPU.
+    let status = app
+        .stop()
+        .unwrap_or_else(|e| panic!("stopping the app: {e}"));
+    println!("app stopped ({status})");
+    drop(app);
+    write_settings(&state, "paste");
+    let mut app = start_app(
+        &desktop,
+        &state,
+        &[
+            (
+                "WHISPER_DICTATION_SIMULATE_GPU",
+                "mps,name=M1,fail=load:sparse_backend",
+            ),
+            ("WHISPER_DICTATION_UI_LANG", "pl"),
+        ],
+    );
+    let ready_after = wait_ready(&mut app);
+    println!(
+        "app (simulated failing GPU) ready after {:.1} s",
+        ready_after.as_secs_f64()
+    );
+    desktop
+        .wait_for_notification(GPU_NOTICE, Duration::from_secs(30))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let text_box = TextBox::open(&desktop, "e2e-gpu").unwrap_or_else(|e| panic!("{e}"));
+    text_box.focus().unwrap_or_else(|e| panic!("{e}"));
+    let done = dictate(&desktop, &mut app, "en_kal.wav", || {});
+    let expected = clip_text("en_kal.wav");
+    thread::sleep(Duration::from_millis(500));
+    let pasted = text_box.submit().unwrap_or_else(|e| panic!("{e}"));
+    assert_said(
+        &pasted,
+        &expected,
+        &["dentist"],
+        "the text box after the CPU fallback",
+    );
+    assert_eq!(done.output, "paste");
+
+    app.stop()
+        .unwrap_or_else(|e| panic!("stopping the app: {e}"));
+    drop(app);
+    let mut desktop = desktop;
+    desktop.stop().unwrap_or_else(|e| panic!("{e}"));
+    println!(
+        "key-up → pasted: {first_paste_ms} ms (first dictation), {} ms (after the GPU \
+         fallback); whole test {:.0} s",
+        done.key_up_to_pasted_ms,
+        test_started.elapsed().as_secs_f64()
+    );
+}
