@@ -123,6 +123,8 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
     let mode = HotkeyMode::parse(&settings.hotkey_mode).unwrap_or(HotkeyMode::Hold);
     let max = Duration::from_secs(u64::from(settings.max_recording_secs.clamp(5, 3600)));
     let mut app = App {
+        hotkeys,
+        hotkey,
         dictation: Dictation::new(Config::new(mode, max)),
         login_item: login_item(),
         settings,
@@ -134,7 +136,6 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         output,
         recordings,
         tray: None,
-        hotkey_registered: hotkey.is_some(),
         stages: HashMap::new(),
         pending_audio: HashMap::new(),
         recent: VecDeque::new(),
@@ -166,8 +167,8 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
             (false, None) => ControlFlow::Wait,
         };
     });
-    if let Some(hotkey) = hotkey {
-        let _ = hotkeys.unregister(hotkey);
+    if let Some(hotkey) = app.hotkey {
+        let _ = app.hotkeys.unregister(hotkey);
     }
     tracing::info!("quit");
     Ok(())
@@ -189,6 +190,9 @@ struct LoadedModel {
 }
 
 struct App {
+    hotkeys: GlobalHotKeyManager,
+    /// The registered hotkey (`None` when registration failed).
+    hotkey: Option<HotKey>,
     dictation: Dictation,
     settings: Settings,
     lang: UiLang,
@@ -200,7 +204,6 @@ struct App {
     recordings: RecordingStore,
     tray: Option<Tray>,
     login_item: Option<LoginItem>,
-    hotkey_registered: bool,
     stages: HashMap<u64, Stages>,
     pending_audio: HashMap<u64, Vec<f32>>,
     recent: VecDeque<String>,
@@ -370,7 +373,7 @@ impl App {
                     self.announced_ready = true;
                     tracing::info!(
                         hotkey = %self.settings.hotkey,
-                        hotkey_registered = self.hotkey_registered,
+                        hotkey_registered = self.hotkey.is_some(),
                         mode = %self.settings.hotkey_mode,
                         output = %self.settings.output,
                         "app ready"
@@ -531,6 +534,14 @@ impl App {
                     self.input(Input::ModeChanged(parsed));
                 }
             }
+            MenuAction::Hotkey(text) => self.change_hotkey(text),
+            MenuAction::Microphone(name) => {
+                self.settings.input_device = name;
+                self.save_settings();
+                self.recorder
+                    .send(RecorderCommand::Configure(recorder_config(&self.settings)));
+                self.show_microphone();
+            }
             MenuAction::Output(mode) => {
                 self.settings.output = mode.name().to_string();
                 self.save_settings();
@@ -574,6 +585,44 @@ impl App {
         }
     }
 
+    /// Registers `text` instead of the current hotkey; on failure the old one stays.
+    fn change_hotkey(&mut self, text: String) {
+        let Ok(new) = HotKey::from_str(&text) else {
+            return;
+        };
+        if let Some(old) = self.hotkey.take() {
+            let _ = self.hotkeys.unregister(old);
+        }
+        match self.hotkeys.register(new) {
+            Ok(()) => {
+                tracing::info!(hotkey = text, "hotkey changed");
+                self.hotkey = Some(new);
+                self.settings.hotkey = text;
+                self.save_settings();
+            }
+            Err(e) => {
+                self.notify(&Notice::HotkeyUnavailable {
+                    hotkey: text,
+                    detail: e.to_string(),
+                });
+                self.hotkey = HotKey::from_str(&self.settings.hotkey)
+                    .ok()
+                    .filter(|old| self.hotkeys.register(*old).is_ok());
+            }
+        }
+    }
+
+    fn show_microphone(&self) {
+        if let Some(tray) = &self.tray {
+            let pre_roll = self.settings.keep_microphone_open.then_some(PRE_ROLL);
+            tray.set_microphone(&microphone_line(
+                self.lang,
+                &self.settings.input_device,
+                pre_roll,
+            ));
+        }
+    }
+
     fn save_settings(&mut self) {
         if let Err(e) = self.settings.save(&self.paths.state_dir) {
             self.notify(&Notice::SettingsNotSaved {
@@ -612,6 +661,7 @@ impl App {
             settings: &self.settings,
             installed_models: &models,
             available_devices: &available,
+            microphones: &crate::audio::capture::input_device_names(),
             launch_at_login: self.login_item.as_ref().is_some_and(LoginItem::is_enabled),
         };
         match Tray::build(&model) {

@@ -19,6 +19,8 @@ pub struct Labels {
     pub device: &'static str,
     pub device_auto: &'static str,
     pub hotkey_mode: &'static str,
+    pub microphone: &'static str,
+    pub microphone_default: &'static str,
     pub mode_hold: &'static str,
     pub mode_toggle: &'static str,
     pub output: &'static str,
@@ -43,7 +45,9 @@ pub fn labels(lang: UiLang) -> Labels {
             lang_more: "&More",
             device: "&Device",
             device_auto: "&Auto (best available)",
-            hotkey_mode: "&Hotkey mode",
+            hotkey_mode: "&Hotkey",
+            microphone: "M&icrophone",
+            microphone_default: "&System default",
             mode_hold: "&Hold to talk",
             mode_toggle: "&Press to start, press to stop",
             output: "&Output",
@@ -65,7 +69,9 @@ pub fn labels(lang: UiLang) -> Labels {
             lang_more: "&Więcej",
             device: "&Urządzenie",
             device_auto: "&Automatycznie (najlepsze dostępne)",
-            hotkey_mode: "Tryb &skrótu",
+            hotkey_mode: "&Skrót klawiszowy",
+            microphone: "M&ikrofon",
+            microphone_default: "&Domyślny systemowy",
             mode_hold: "&Przytrzymaj, aby mówić",
             mode_toggle: "&Naciśnij, aby zacząć i skończyć",
             output: "&Wynik",
@@ -103,6 +109,41 @@ pub fn main_languages(lang: UiLang) -> [(&'static str, &'static str); 2] {
         UiLang::En => [("pl", "&Polish (polski)"), ("en", "E&nglish")],
         UiLang::Pl => [("pl", "&Polski"), ("en", "A&ngielski (English)")],
     }
+}
+
+/// Hotkeys offered in the menu (the settings may hold any other `global-hotkey` accelerator).
+/// None of them is a common system or editor shortcut on macOS or Linux desktops.
+pub const HOTKEY_PRESETS: &[&str] = &["ctrl+alt+space", "ctrl+shift+space", "ctrl+alt+d", "f8"];
+
+/// A hotkey as people read it: "Ctrl+Alt+Space", or on a Mac "⌃⌥Space".
+pub fn hotkey_label(hotkey: &str, mac: bool) -> String {
+    let parts: Vec<String> = hotkey
+        .split('+')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|part| {
+            let lower = part.to_ascii_lowercase();
+            let named = match (lower.as_str(), mac) {
+                ("ctrl" | "control", false) => "Ctrl",
+                ("ctrl" | "control", true) => "⌃",
+                ("alt" | "option", false) => "Alt",
+                ("alt" | "option", true) => "⌥",
+                ("shift", false) => "Shift",
+                ("shift", true) => "⇧",
+                ("super" | "cmd" | "command" | "meta", false) => "Super",
+                ("super" | "cmd" | "command" | "meta", true) => "⌘",
+                ("space", _) => "Space",
+                _ => "",
+            };
+            if named.is_empty() {
+                let key = part.strip_prefix("Key").unwrap_or(part);
+                key.to_ascii_uppercase()
+            } else {
+                named.to_string()
+            }
+        })
+        .collect();
+    parts.join(if mac { "" } else { "+" })
 }
 
 /// What the app is doing, for the status line.
@@ -370,6 +411,7 @@ impl Notice {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::str::FromStr;
 
     /// The mnemonic letter of a label (the character after a single `&`), lowercase.
     fn mnemonic(label: &str) -> Option<char> {
@@ -393,6 +435,7 @@ mod tests {
                 l.language,
                 l.device,
                 l.hotkey_mode,
+                l.microphone,
                 l.output,
                 l.launch_at_login,
                 l.open_logs,
@@ -411,6 +454,20 @@ mod tests {
         // The end-to-end test opens Output with "o" and picks Copy only with "c".
         assert_eq!(mnemonic(labels(UiLang::En).output), Some('o'));
         assert_eq!(mnemonic(labels(UiLang::En).output_copy), Some('c'));
+    }
+
+    #[test]
+    fn hotkeys_read_as_people_write_them() {
+        assert_eq!(hotkey_label("ctrl+alt+space", false), "Ctrl+Alt+Space");
+        assert_eq!(hotkey_label("ctrl+alt+space", true), "⌃⌥Space");
+        assert_eq!(hotkey_label("ctrl+shift+KeyD", false), "Ctrl+Shift+D");
+        assert_eq!(hotkey_label("f8", false), "F8");
+        for preset in HOTKEY_PRESETS {
+            assert!(
+                global_hotkey::hotkey::HotKey::from_str(preset).is_ok(),
+                "{preset} does not parse"
+            );
+        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! line and recent transcripts up to date, and turning a clicked item's id back into a
 //! [`MenuAction`]. Ids are plain strings ("output:copy") so the mapping is a pure function.
 
-use super::texts::{labels, main_languages, Labels, MORE_LANGUAGES};
+use super::texts::{hotkey_label, labels, main_languages, Labels, HOTKEY_PRESETS, MORE_LANGUAGES};
 use crate::app_icons::{icon_rgba, IconState, IconStyle};
 use crate::device::DeviceKind;
 use crate::i18n::UiLang;
@@ -25,6 +25,10 @@ pub enum MenuAction {
     Device(String),
     /// `hold` or `toggle`.
     HotkeyMode(String),
+    /// A `global-hotkey` accelerator such as `ctrl+alt+space`.
+    Hotkey(String),
+    /// An input device name; empty = the system default.
+    Microphone(String),
     Output(OutputMode),
     LaunchAtLogin,
     OpenLogs,
@@ -40,6 +44,8 @@ impl MenuAction {
             MenuAction::Language(l) => format!("language:{l}"),
             MenuAction::Device(d) => format!("device:{d}"),
             MenuAction::HotkeyMode(m) => format!("mode:{m}"),
+            MenuAction::Hotkey(h) => format!("hotkey:{h}"),
+            MenuAction::Microphone(m) => format!("microphone:{m}"),
             MenuAction::Output(o) => format!("output:{}", o.name()),
             MenuAction::LaunchAtLogin => "login".into(),
             MenuAction::OpenLogs => "logs".into(),
@@ -56,6 +62,8 @@ impl MenuAction {
             ("language", l) if !l.is_empty() => MenuAction::Language(l.to_string()),
             ("device", d) if !d.is_empty() => MenuAction::Device(d.to_string()),
             ("mode", m) if !m.is_empty() => MenuAction::HotkeyMode(m.to_string()),
+            ("hotkey", h) if !h.is_empty() => MenuAction::Hotkey(h.to_string()),
+            ("microphone", m) => MenuAction::Microphone(m.to_string()),
             ("output", o) => MenuAction::Output(OutputMode::parse(o)?),
             ("login", "") => MenuAction::LaunchAtLogin,
             ("logs", "") => MenuAction::OpenLogs,
@@ -106,6 +114,8 @@ pub struct Tray {
     languages: Radio,
     devices: Radio,
     modes: Radio,
+    hotkeys: Radio,
+    microphones: Radio,
     outputs: Radio,
     login: CheckMenuItem,
     labels: Labels,
@@ -118,6 +128,8 @@ pub struct MenuModel<'a> {
     pub installed_models: &'a [String],
     /// Devices this machine has (the CPU always).
     pub available_devices: &'a [DeviceKind],
+    /// Input devices this machine lists.
+    pub microphones: &'a [String],
     pub launch_at_login: bool,
 }
 
@@ -205,6 +217,36 @@ impl Tray {
             ],
             |v| MenuAction::HotkeyMode(v.into()).id(),
         );
+        let _ = mode_menu.append(&PredefinedMenuItem::separator());
+        let mac = crate::platform::IS_MACOS;
+        let mut hotkey_choices: Vec<(String, String, bool)> = HOTKEY_PRESETS
+            .iter()
+            .map(|h| (h.to_string(), hotkey_label(h, mac), true))
+            .collect();
+        if !HOTKEY_PRESETS.contains(&model.settings.hotkey.as_str()) {
+            let h = &model.settings.hotkey;
+            hotkey_choices.push((h.clone(), hotkey_label(h, mac), true));
+        }
+        let hotkeys = Radio::new(&mode_menu, &hotkey_choices, |v| {
+            MenuAction::Hotkey(v.into()).id()
+        });
+
+        let microphone_menu = Submenu::new(l.microphone, true);
+        let mut microphone_choices = vec![(String::new(), l.microphone_default.to_string(), true)];
+        microphone_choices.extend(
+            model
+                .microphones
+                .iter()
+                .map(|m| (m.clone(), menu_preview(m), true)),
+        );
+        let wanted = &model.settings.input_device;
+        if !wanted.is_empty() && !model.microphones.contains(wanted) {
+            // Chosen earlier, not connected now: still shown, so the choice is visible.
+            microphone_choices.push((wanted.clone(), menu_preview(wanted), false));
+        }
+        let microphones = Radio::new(&microphone_menu, &microphone_choices, |v| {
+            MenuAction::Microphone(v.into()).id()
+        });
 
         let output_menu = Submenu::new(l.output, true);
         let outputs = Radio::new(
@@ -226,7 +268,7 @@ impl Tray {
         );
         let logs = MenuItem::with_id(MenuAction::OpenLogs.id(), l.open_logs, true, None);
         let quit = MenuItem::with_id(MenuAction::Quit.id(), l.quit, true, None);
-        let items: [&dyn IsMenuItem; 16] = [
+        let items: [&dyn IsMenuItem; 17] = [
             &status,
             &microphone,
             &PredefinedMenuItem::separator(),
@@ -237,6 +279,7 @@ impl Tray {
             &language_menu,
             &device_menu,
             &mode_menu,
+            &microphone_menu,
             &output_menu,
             &PredefinedMenuItem::separator(),
             &login,
@@ -269,6 +312,8 @@ impl Tray {
             languages,
             devices,
             modes,
+            hotkeys,
+            microphones,
             outputs,
             login,
             labels: l,
@@ -284,6 +329,8 @@ impl Tray {
         self.languages.select(&settings.language);
         self.devices.select(&settings.device);
         self.modes.select(&settings.hotkey_mode);
+        self.hotkeys.select(&settings.hotkey);
+        self.microphones.select(&settings.input_device);
         self.outputs.select(&settings.output);
     }
 
@@ -372,6 +419,9 @@ mod tests {
             MenuAction::Language("pl".into()),
             MenuAction::Device("cuda".into()),
             MenuAction::HotkeyMode("toggle".into()),
+            MenuAction::Hotkey("ctrl+shift+space".into()),
+            MenuAction::Microphone(String::new()),
+            MenuAction::Microphone("USB Audio: Mic (hw:1,0)".into()),
             MenuAction::Output(OutputMode::Copy),
             MenuAction::LaunchAtLogin,
             MenuAction::OpenLogs,

@@ -2,6 +2,10 @@
 //! query of the OS; the decisions made from the answers live in portable code (and the parsing
 //! of what the OS returns is portable too, so Linux tests exercise it).
 
+/// Whether this is macOS, for the few portable decisions that differ there (key names shown as
+/// ⌃⌥⌘, template icons).
+pub const IS_MACOS: bool = cfg!(target_os = "macos");
+
 /// The Apple chip's marketing name ("M1", "M2 Pro") on a Mac; `None` elsewhere.
 pub fn apple_chip_name() -> Option<String> {
     #[cfg(target_os = "macos")]
@@ -182,7 +186,7 @@ pub fn configure_event_loop<T: 'static>(event_loop: &mut tao::event_loop::EventL
 /// The tray icon style: macOS menu-bar icons are templates (black + alpha, tinted by the
 /// system for light and dark menu bars); Linux trays show the coloured icons.
 pub fn tray_icon_style() -> crate::app_icons::IconStyle {
-    if cfg!(target_os = "macos") {
+    if IS_MACOS {
         crate::app_icons::IconStyle::Template
     } else {
         crate::app_icons::IconStyle::Color
