@@ -290,16 +290,15 @@ impl Tray {
         menu.append_items(&items).map_err(|e| e.to_string())?;
 
         let style = crate::platform::tray_icon_style();
-        // The templated replacements of these two calls exist only on macOS; the portable calls
-        // keep platform code out of this module.
-        #[allow(deprecated)]
+        let first = load_icon(IconState::Transcribing, style)?;
         let icon = TrayIconBuilder::new()
             .with_menu(Box::new(menu))
             .with_tooltip("Whisper Dictation")
-            .with_icon(load_icon(IconState::Transcribing, style)?)
-            .with_icon_as_template(style == IconStyle::Template)
+            .with_icon(first.clone())
             .build()
             .map_err(|e| e.to_string())?;
+        // Again through the platform seam, which draws it as a template on macOS.
+        crate::platform::set_tray_icon(&icon, first).map_err(|e| e.to_string())?;
         let tray = Tray {
             icon,
             style,
@@ -340,9 +339,7 @@ impl Tray {
         }
         match load_icon(state, self.style) {
             Ok(icon) => {
-                let template = self.style == IconStyle::Template;
-                #[allow(deprecated)]
-                if let Err(e) = self.icon.set_icon_with_as_template(Some(icon), template) {
+                if let Err(e) = crate::platform::set_tray_icon(&self.icon, icon) {
                     tracing::warn!("tray icon not updated: {e}");
                 }
                 self.shown = Some(state);

@@ -183,6 +183,20 @@ pub fn configure_event_loop<T: 'static>(event_loop: &mut tao::event_loop::EventL
     }
 }
 
+/// Shows `icon` in the tray: as a template image on macOS (tinted by the system for light and
+/// dark menu bars), as is elsewhere. (tray-icon's portable "as template" call does nothing at
+/// all off macOS, so the choice is made here.)
+pub fn set_tray_icon(tray: &tray_icon::TrayIcon, icon: tray_icon::Icon) -> tray_icon::Result<()> {
+    #[cfg(target_os = "macos")]
+    {
+        tray.set_icon_templated(Some(icon))
+    }
+    #[cfg(not(target_os = "macos"))]
+    {
+        tray.set_icon(Some(icon))
+    }
+}
+
 /// The tray icon style: macOS menu-bar icons are templates (black + alpha, tinted by the
 /// system for light and dark menu bars); Linux trays show the coloured icons.
 pub fn tray_icon_style() -> crate::app_icons::IconStyle {
