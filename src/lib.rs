@@ -9,6 +9,7 @@ pub mod app;
 pub mod app_icons;
 pub mod atomic_file;
 pub mod audio;
+pub mod command_thread;
 pub mod device;
 pub mod i18n;
 pub mod inject;

@@ -1,7 +1,7 @@
 //! Desktop notifications (D-Bus on Linux, the notification centre on macOS) sent from their own
 //! thread: showing one can block on D-Bus, and the event loop must never wait for it.
 
-use std::sync::mpsc::{self, Sender};
+use crate::command_thread::CommandThread;
 
 /// The application name notifications carry.
 pub const APP_NAME: &str = "Whisper Dictation";
@@ -12,22 +12,17 @@ pub struct Note {
     pub body: String,
 }
 
-#[derive(Clone)]
-pub struct Notifier {
-    notes: Sender<Note>,
-}
+/// The notification thread; dropping it shows what is queued, then ends it.
+pub struct Notifier(CommandThread<Note>);
 
 impl Notifier {
     pub fn spawn() -> std::io::Result<Notifier> {
-        let (notes, rx) = mpsc::channel::<Note>();
-        std::thread::Builder::new()
-            .name("notifier".into())
-            .spawn(move || {
-                for note in rx {
-                    show(&note);
-                }
-            })?;
-        Ok(Notifier { notes })
+        CommandThread::spawn("notifier", |rx| {
+            for note in rx {
+                show(&note);
+            }
+        })
+        .map(Notifier)
     }
 
     /// Queues a notification; also logged, so a machine without a notification daemon loses
@@ -38,7 +33,7 @@ impl Notifier {
             body: body.into(),
         };
         tracing::info!(summary = %note.summary, body = %note.body, "notification");
-        let _ = self.notes.send(note);
+        self.0.send(note);
     }
 }
 

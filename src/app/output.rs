@@ -2,8 +2,8 @@
 //! delivers texts one at a time, so the waits of a paste (modifiers, clipboard restore) never
 //! block the event loop.
 
+use crate::command_thread::CommandThread;
 use crate::inject::{Delivered, InjectError, Injector, OutputMode};
-use std::sync::mpsc::{self, Sender};
 
 #[derive(Debug)]
 pub enum OutputCommand {
@@ -22,58 +22,53 @@ pub enum OutputEvent {
     Failed { id: Option<u64>, message: String },
 }
 
-pub struct Output {
-    commands: Sender<OutputCommand>,
-}
+pub struct Output(CommandThread<OutputCommand>);
 
 impl Output {
     pub fn spawn(emit: impl Fn(OutputEvent) + Send + 'static) -> std::io::Result<Output> {
-        let (commands, rx) = mpsc::channel::<OutputCommand>();
-        std::thread::Builder::new()
-            .name("output".into())
-            .spawn(move || {
-                let mut injector = match Injector::new() {
-                    Ok(injector) => Some(injector),
-                    Err(e) => {
-                        emit(OutputEvent::Failed {
-                            id: None,
-                            message: e.to_string(),
-                        });
-                        None
-                    }
-                };
-                for command in rx {
-                    let Some(injector) = injector.as_mut() else {
-                        let id = match command {
-                            OutputCommand::Deliver { id, .. } => Some(id),
-                            OutputCommand::Copy(_) => None,
-                        };
-                        emit(OutputEvent::Failed {
-                            id,
-                            message: "the clipboard is not available".into(),
-                        });
-                        continue;
+        CommandThread::spawn("output", move |rx| {
+            let mut injector = match Injector::new() {
+                Ok(injector) => Some(injector),
+                Err(e) => {
+                    emit(OutputEvent::Failed {
+                        id: None,
+                        message: e.to_string(),
+                    });
+                    None
+                }
+            };
+            for command in rx {
+                let Some(injector) = injector.as_mut() else {
+                    let id = match command {
+                        OutputCommand::Deliver { id, .. } => Some(id),
+                        OutputCommand::Copy(_) => None,
                     };
-                    match command {
-                        OutputCommand::Deliver { id, text, mode } => {
-                            emit(match injector.deliver(&text, mode) {
-                                Ok(delivered) => OutputEvent::Delivered { id, delivered },
-                                Err(e) => failed(Some(id), e),
-                            })
-                        }
-                        OutputCommand::Copy(text) => {
-                            if let Err(e) = injector.set_clipboard(&text) {
-                                emit(failed(None, e));
-                            }
+                    emit(OutputEvent::Failed {
+                        id,
+                        message: "the clipboard is not available".into(),
+                    });
+                    continue;
+                };
+                match command {
+                    OutputCommand::Deliver { id, text, mode } => {
+                        emit(match injector.deliver(&text, mode) {
+                            Ok(delivered) => OutputEvent::Delivered { id, delivered },
+                            Err(e) => failed(Some(id), e),
+                        })
+                    }
+                    OutputCommand::Copy(text) => {
+                        if let Err(e) = injector.set_clipboard(&text) {
+                            emit(failed(None, e));
                         }
                     }
                 }
-            })?;
-        Ok(Output { commands })
+            }
+        })
+        .map(Output)
     }
 
     pub fn send(&self, command: OutputCommand) {
-        let _ = self.commands.send(command);
+        self.0.send(command);
     }
 }
 

@@ -6,6 +6,7 @@
 use super::verdict::{gate, judge, Empty};
 use crate::audio::level::{GateConfig, Level};
 use crate::audio::wav::read_wav_16k;
+use crate::command_thread::CommandThread;
 use crate::device::manager::DeviceManager;
 use crate::device::setup::{manager_config, Overrides};
 use crate::device::tuning::default_beam_size;
@@ -15,8 +16,7 @@ use crate::settings::Settings;
 use crate::transcriber::Transcriber;
 use crate::whisper::TranscribeParams;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, Receiver, Sender};
-use std::thread::JoinHandle;
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 const SAMPLE_RATE: u32 = 16_000;
@@ -53,7 +53,6 @@ pub enum JobAudio {
 pub enum WorkerCommand {
     Load(ModelRequest),
     Transcribe(Job),
-    Shutdown,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -95,45 +94,28 @@ pub enum WorkerEvent {
     },
 }
 
-pub struct Worker {
-    commands: Sender<WorkerCommand>,
-    thread: Option<JoinHandle<()>>,
-}
+/// The worker thread; dropping it waits for the dictation in progress, then ends it.
+pub struct Worker(CommandThread<WorkerCommand>);
 
 impl Worker {
     pub fn spawn(
         recordings: RecordingStore,
         emit: impl Fn(WorkerEvent) + Send + 'static,
     ) -> std::io::Result<Worker> {
-        let (commands, rx) = mpsc::channel();
-        let thread = std::thread::Builder::new()
-            .name("transcriber".into())
-            .spawn(move || {
-                WorkerThread {
-                    transcriber: None,
-                    load_error: None,
-                    recordings,
-                    emit: Box::new(emit),
-                }
-                .run(rx)
-            })?;
-        Ok(Worker {
-            commands,
-            thread: Some(thread),
+        CommandThread::spawn("transcriber", move |rx| {
+            WorkerThread {
+                transcriber: None,
+                load_error: None,
+                recordings,
+                emit: Box::new(emit),
+            }
+            .run(rx)
         })
+        .map(Worker)
     }
 
     pub fn send(&self, command: WorkerCommand) {
-        let _ = self.commands.send(command);
-    }
-}
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        let _ = self.commands.send(WorkerCommand::Shutdown);
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
+        self.0.send(command);
     }
 }
 
@@ -150,7 +132,6 @@ impl WorkerThread {
             match command {
                 WorkerCommand::Load(request) => self.load(request),
                 WorkerCommand::Transcribe(job) => self.transcribe(job),
-                WorkerCommand::Shutdown => break,
             }
         }
     }

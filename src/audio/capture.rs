@@ -9,12 +9,12 @@
 //! recording with [`RecorderEvent::Failed`] instead of hanging.
 
 use super::resample::resample;
+use crate::command_thread::CommandThread;
 use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
 use cpal::{FromSample, SampleFormat, SizedSample, StreamConfig};
 use std::collections::VecDeque;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// Audio kept after the key goes up.
@@ -47,7 +47,6 @@ pub enum RecorderCommand {
         id: u64,
     },
     Configure(RecorderConfig),
-    Shutdown,
 }
 
 #[derive(Debug)]
@@ -112,10 +111,8 @@ struct OpenStream {
     name: String,
 }
 
-pub struct Recorder {
-    commands: Sender<RecorderCommand>,
-    thread: Option<JoinHandle<()>>,
-}
+/// The recorder thread; dropping it closes the microphone and ends the thread.
+pub struct Recorder(CommandThread<RecorderCommand>);
 
 impl Recorder {
     /// Starts the recorder thread; `emit` receives every event (from that thread).
@@ -123,28 +120,14 @@ impl Recorder {
         config: RecorderConfig,
         emit: impl Fn(RecorderEvent) + Send + 'static,
     ) -> std::io::Result<Recorder> {
-        let (commands, rx) = mpsc::channel();
-        let thread = std::thread::Builder::new()
-            .name("recorder".into())
-            .spawn(move || RecorderThread::new(config, Box::new(emit)).run(rx))?;
-        Ok(Recorder {
-            commands,
-            thread: Some(thread),
+        CommandThread::spawn("recorder", move |rx| {
+            RecorderThread::new(config, Box::new(emit)).run(rx)
         })
+        .map(Recorder)
     }
 
     pub fn send(&self, command: RecorderCommand) {
-        // The thread only ends on Shutdown; a send error means it already did.
-        let _ = self.commands.send(command);
-    }
-}
-
-impl Drop for Recorder {
-    fn drop(&mut self) {
-        let _ = self.commands.send(RecorderCommand::Shutdown);
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
+        self.0.send(command);
     }
 }
 
@@ -177,7 +160,7 @@ impl RecorderThread {
         }
         loop {
             match commands.recv_timeout(Duration::from_millis(100)) {
-                Ok(RecorderCommand::Shutdown) | Err(RecvTimeoutError::Disconnected) => break,
+                Err(RecvTimeoutError::Disconnected) => break,
                 Ok(command) => self.handle(command),
                 Err(RecvTimeoutError::Timeout) => {}
             }
@@ -201,7 +184,6 @@ impl RecorderThread {
                     }
                 }
             }
-            RecorderCommand::Shutdown => {}
         }
     }
 
