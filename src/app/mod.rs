@@ -52,6 +52,8 @@ pub enum AppEvent {
     Recorder(RecorderEvent),
     Worker(WorkerEvent),
     Output(OutputEvent),
+    /// Ctrl+C, SIGTERM (logout, shutdown) or SIGHUP.
+    Terminate,
 }
 
 /// Where the app keeps its files (the tests point them at a temporary folder).
@@ -102,6 +104,10 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
     let hotkey = register_hotkey(&hotkeys, &settings.hotkey, &notifier, lang);
     forward_hotkeys(proxy.clone());
     forward_menu(proxy.clone());
+    let terminate = sender(&proxy, |()| AppEvent::Terminate);
+    if let Err(e) = ctrlc::set_handler(move || terminate(())) {
+        tracing::warn!("no clean quit on signals: {e}");
+    }
 
     let recorder = Recorder::spawn(
         recorder_config(&settings),
@@ -229,6 +235,10 @@ impl App {
             AppEvent::Recorder(event) => self.recorder_event(event),
             AppEvent::Worker(event) => self.worker_event(event),
             AppEvent::Output(event) => self.output_event(event),
+            AppEvent::Terminate => {
+                tracing::info!("terminated by a signal");
+                self.quit = true;
+            }
         }
         self.refresh();
     }
