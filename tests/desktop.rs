@@ -13,7 +13,7 @@
 
 mod rig;
 
-use rig::{AppProcess, Desktop, TextBox};
+use rig::{run_ok, AppProcess, Desktop, TextBox};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::thread;
@@ -21,6 +21,8 @@ use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_whisper-dictation");
 const HOTKEY: &str = "ctrl+alt+space";
+/// The summary of the app's notification when the microphone fails (the UI is Polish there).
+const MICROPHONE_NOTICE: &str = "Problem z mikrofonem";
 /// Tray icon colours (the filled disc), and how far a screenshot's pixels may stray from them.
 const IDLE: &str = "#1E88E5";
 const RECORDING: &str = "#E53935";
@@ -388,6 +390,40 @@ fn dictation_on_a_real_desktop() {
         "the text box after the CPU fallback",
     );
     assert_eq!(done.output, "paste");
+
+    // (g) The microphone disappears mid-recording (its PulseAudio sink is unloaded, as when a
+    // USB microphone is pulled out): a notification says so and the app keeps answering.
+    desktop.key_down(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
+    app.wait_for_log("recording started", Duration::from_secs(5))
+        .unwrap_or_else(|e| panic!("{e}"));
+    thread::sleep(Duration::from_millis(700));
+    let mut unplug = desktop.command("pactl");
+    unplug.args(["unload-module", "module-null-sink"]);
+    run_ok(
+        unplug,
+        "pactl unload-module module-null-sink",
+        Duration::from_secs(10),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    thread::sleep(Duration::from_millis(500));
+    desktop.key_up(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
+    desktop
+        .wait_for_notification(MICROPHONE_NOTICE, Duration::from_secs(15))
+        .unwrap_or_else(|e| panic!("no microphone notice after the microphone vanished: {e}"));
+    thread::sleep(Duration::from_secs(1));
+    let notices = desktop.notifications().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        notices.matches(MICROPHONE_NOTICE).count(),
+        1,
+        "one unplugged microphone, one notification"
+    );
+    // Not hung: the next press is handled (and, with no microphone, explained again).
+    desktop.key_down(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
+    thread::sleep(Duration::from_millis(400));
+    desktop.key_up(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
+    app.wait_for_log("recording started", Duration::from_secs(10))
+        .unwrap_or_else(|e| panic!("the app stopped answering the hotkey: {e}"));
+    println!("microphone unplugged mid-recording: notified, still answering");
 
     app.stop()
         .unwrap_or_else(|e| panic!("stopping the app: {e}"));

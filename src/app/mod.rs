@@ -342,11 +342,16 @@ impl App {
                 self.input(Input::AudioReady { id });
                 self.pending_audio.remove(&id);
             }
-            RecorderEvent::Failed { id, message } => {
+            RecorderEvent::Failed {
+                id,
+                problem,
+                detail,
+            } => {
+                tracing::warn!(?id, ?problem, detail, "microphone problem");
                 if let Some(id) = id {
                     self.input(Input::RecorderFailed { id });
                 }
-                self.notify(&Notice::MicrophoneFailed { detail: message });
+                self.notify(&Notice::MicrophoneFailed { problem });
             }
         }
     }

@@ -2,6 +2,7 @@
 //! underlines and macOS strips), the status line, and notifications. The device manager's own
 //! messages live in `crate::i18n`.
 
+use crate::audio::capture::MicrophoneProblem;
 use crate::i18n::UiLang;
 use std::time::Duration;
 
@@ -220,7 +221,7 @@ pub enum Notice {
     },
     MaxLengthReached,
     MicrophoneFailed {
-        detail: String,
+        problem: MicrophoneProblem,
     },
     TranscriptionFailed {
         detail: String,
@@ -285,12 +286,26 @@ impl Notice {
                     )
                 }
             }
-            Notice::MicrophoneFailed { detail } => {
-                if pl {
-                    ("Problem z mikrofonem".into(), format!("{detail}. Sprawdź, czy mikrofon jest podłączony i czy aplikacja ma do niego dostęp."))
+            Notice::MicrophoneFailed { problem } => {
+                let what = match (problem, pl) {
+                    (MicrophoneProblem::NotFound, true) => "Nie znaleziono mikrofonu.",
+                    (MicrophoneProblem::NotFound, false) => "No microphone was found.",
+                    (MicrophoneProblem::CannotOpen, true) => "Nie można otworzyć mikrofonu (zajęty albo brak dostępu).",
+                    (MicrophoneProblem::CannotOpen, false) => "The microphone cannot be opened (busy, or no access).",
+                    (MicrophoneProblem::Lost, true) => "Mikrofon przestał działać w trakcie nagrania (odłączony?). Nagranie przerwano.",
+                    (MicrophoneProblem::Lost, false) => "The microphone stopped during the recording (unplugged?). The recording was dropped.",
+                };
+                let advice = if pl {
+                    "Sprawdź, czy mikrofon jest podłączony i czy aplikacja ma do niego dostęp; szczegóły są w logu."
                 } else {
-                    ("Microphone problem".into(), format!("{detail}. Check that the microphone is connected and that the app may use it."))
-                }
+                    "Check that the microphone is connected and that the app may use it; details are in the log."
+                };
+                let summary = if pl {
+                    "Problem z mikrofonem"
+                } else {
+                    "Microphone problem"
+                };
+                (summary.into(), format!("{what} {advice}"))
             }
             Notice::TranscriptionFailed { detail } => {
                 if pl {

@@ -71,8 +71,21 @@ pub enum RecorderEvent {
     },
     Failed {
         id: Option<u64>,
-        message: String,
+        problem: MicrophoneProblem,
+        /// The technical message (for the log).
+        detail: String,
     },
+}
+
+/// What went wrong with the microphone, in the terms the user can act on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MicrophoneProblem {
+    /// The system lists no input device.
+    NotFound,
+    /// It is there but could not be opened (busy, no permission, unsupported format).
+    CannotOpen,
+    /// It stopped delivering audio or failed during a recording (unplugged, driver error).
+    Lost,
 }
 
 /// Audio shared between the stream's callback and the recorder thread.
@@ -154,8 +167,8 @@ impl RecorderThread {
 
     fn run(mut self, commands: Receiver<RecorderCommand>) {
         if self.config.keep_open {
-            if let Err(message) = self.open() {
-                tracing::warn!("microphone not ready: {message}");
+            if let Err((_, detail)) = self.open() {
+                tracing::warn!("microphone not ready: {detail}");
             }
         }
         loop {
@@ -178,8 +191,8 @@ impl RecorderThread {
                     self.config = config;
                     self.stream = None;
                     if self.config.keep_open {
-                        if let Err(message) = self.open() {
-                            tracing::warn!("microphone not ready: {message}");
+                        if let Err((_, detail)) = self.open() {
+                            tracing::warn!("microphone not ready: {detail}");
                         }
                     }
                 }
@@ -189,10 +202,11 @@ impl RecorderThread {
 
     fn start(&mut self, id: u64) {
         if self.stream.is_none() {
-            if let Err(message) = self.open() {
+            if let Err((problem, detail)) = self.open() {
                 (self.emit)(RecorderEvent::Failed {
                     id: Some(id),
-                    message,
+                    problem,
+                    detail,
                 });
                 return;
             }
@@ -289,24 +303,35 @@ impl RecorderThread {
             ));
         }
         if let Some(message) = failure {
+            if self.stream.is_none() {
+                // More errors from a stream already given up on: said once is enough.
+                tracing::debug!("microphone (closed): {message}");
+                return;
+            }
             let id = self.current.take().map(|(id, _)| id);
             lock(&self.shared).recording = None;
             self.stream = None;
             tracing::warn!("microphone failed: {message}");
-            (self.emit)(RecorderEvent::Failed { id, message });
+            (self.emit)(RecorderEvent::Failed {
+                id,
+                problem: MicrophoneProblem::Lost,
+                detail: message,
+            });
         }
     }
 
-    fn open(&mut self) -> Result<(), String> {
+    fn open(&mut self) -> Result<(), (MicrophoneProblem, String)> {
         let host = cpal::default_host();
-        let device = pick_device(&host, &self.config.device)?;
+        let device = pick_device(&host, &self.config.device)
+            .map_err(|detail| (MicrophoneProblem::NotFound, detail))?;
+        let cannot = |detail: String| (MicrophoneProblem::CannotOpen, detail);
         let name = device
             .description()
             .map(|d| d.name().to_string())
             .unwrap_or_else(|_| "microphone".into());
         let supported = device
             .default_input_config()
-            .map_err(|e| format!("microphone '{name}': no usable input format ({e})"))?;
+            .map_err(|e| cannot(format!("microphone '{name}': no usable input format ({e})")))?;
         let format = supported.sample_format();
         let config: StreamConfig = supported.into();
         {
@@ -326,12 +351,16 @@ impl RecorderThread {
             SampleFormat::I8 => build::<i8>(&device, &config, shared, errors),
             SampleFormat::U8 => build::<u8>(&device, &config, shared, errors),
             SampleFormat::F64 => build::<f64>(&device, &config, shared, errors),
-            other => return Err(format!("microphone '{name}': unsupported format {other}")),
+            other => {
+                return Err(cannot(format!(
+                    "microphone '{name}': unsupported format {other}"
+                )))
+            }
         }
-        .map_err(|e| format!("microphone '{name}': {e}"))?;
+        .map_err(|e| cannot(format!("microphone '{name}': {e}")))?;
         stream
             .play()
-            .map_err(|e| format!("microphone '{name}': cannot start ({e})"))?;
+            .map_err(|e| cannot(format!("microphone '{name}': cannot start ({e})")))?;
         tracing::info!(
             device = %name,
             rate = config.sample_rate,
