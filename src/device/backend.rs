@@ -4,6 +4,7 @@
 
 use super::simulated::SimulatedGpu;
 use super::DeviceKind;
+use std::path::Path;
 use tch::Device;
 
 /// Environment variable that overrides the device setting (`auto`, `cpu`, `cuda`, `mps`).
@@ -86,15 +87,45 @@ pub fn cuda_name(libtorch_version: &str) -> &'static str {
     }
 }
 
-/// The libtorch version this binary was built against (its `build-version` file, e.g.
-/// "2.13.0" or "2.13.0+rocm6.3"), read at run time when the build folder still exists.
+/// The version of the libtorch this process has loaded (e.g. "2.13.0", "2.13.0+cu130",
+/// "2.13.0+rocm6.3"): read next to the library the dynamic loader actually picked, so a
+/// different libtorch at run time is reported as itself. Falls back to the build's libtorch
+/// folder, then to the version torch-sys requires.
 pub fn libtorch_version() -> String {
-    option_env!("WHISPER_DICTATION_LIBTORCH_DIR")
-        .map(|dir| std::path::Path::new(dir).join("build-version"))
-        .and_then(|path| std::fs::read_to_string(path).ok())
-        .map(|v| v.trim().to_string())
-        .filter(|v| !v.is_empty())
-        .unwrap_or_else(|| TORCH_SYS_LIBTORCH_VERSION.to_string())
+    static VERSION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    VERSION
+        .get_or_init(|| {
+            let loaded = crate::platform::loaded_library_dir("libtorch_cpu")
+                .and_then(|lib| version_in_libtorch_lib_dir(&lib));
+            let built = || {
+                option_env!("WHISPER_DICTATION_LIBTORCH_DIR")
+                    .and_then(|dir| version_in_libtorch_lib_dir(&Path::new(dir).join("lib")))
+            };
+            loaded
+                .or_else(built)
+                .unwrap_or_else(|| TORCH_SYS_LIBTORCH_VERSION.to_string())
+        })
+        .clone()
+}
+
+/// The version recorded beside a libtorch `lib/` folder: `build-version` in a libtorch
+/// distribution (and in the one `scripts/setup.sh` assembles), or `version.py` in a Python
+/// `torch` package (`__version__ = '2.13.0+cu130'`).
+pub fn version_in_libtorch_lib_dir(lib_dir: &Path) -> Option<String> {
+    let root = lib_dir.parent()?;
+    if let Ok(text) = std::fs::read_to_string(root.join("build-version")) {
+        let version = text.trim();
+        if !version.is_empty() {
+            return Some(version.to_string());
+        }
+    }
+    let python = std::fs::read_to_string(root.join("version.py")).ok()?;
+    python.lines().find_map(|line| {
+        let value = line.trim().strip_prefix("__version__")?.trim_start();
+        let value = value.strip_prefix('=')?.trim();
+        let quoted = value.trim_matches(|c| c == '\'' || c == '"');
+        (!quoted.is_empty() && quoted.len() < value.len()).then(|| quoted.to_string())
+    })
 }
 
 /// The libtorch version torch-sys 0.26 requires (its build checks it), used when the build
@@ -182,6 +213,42 @@ mod tests {
         assert_eq!(cuda_name("2.13.0+rocm6.3"), "ROCm (AMD)");
         assert_eq!(cuda_name("2.13.0"), "CUDA (NVIDIA)");
         assert!(libtorch_version().starts_with("2.13.0"));
+    }
+
+    #[test]
+    fn the_version_is_read_beside_the_loaded_library() {
+        let dir = tempfile::tempdir().unwrap();
+        let lib = dir.path().join("lib");
+        std::fs::create_dir(&lib).unwrap();
+        assert_eq!(version_in_libtorch_lib_dir(&lib), None);
+        std::fs::write(
+            dir.path().join("version.py"),
+            "__version__ = '2.13.0+cu130'\ndebug = False\n",
+        )
+        .unwrap();
+        assert_eq!(
+            version_in_libtorch_lib_dir(&lib).as_deref(),
+            Some("2.13.0+cu130")
+        );
+        std::fs::write(dir.path().join("build-version"), "2.13.0+rocm6.3\n").unwrap();
+        assert_eq!(
+            version_in_libtorch_lib_dir(&lib).as_deref(),
+            Some("2.13.0+rocm6.3")
+        );
+    }
+
+    #[test]
+    fn this_process_reports_the_libtorch_it_loaded() {
+        let lib = crate::platform::loaded_library_dir("libtorch_cpu")
+            .expect("libtorch_cpu is loaded (tch is linked)");
+        assert!(lib
+            .join(if crate::platform::IS_MACOS {
+                "libtorch_cpu.dylib"
+            } else {
+                "libtorch_cpu.so"
+            })
+            .exists());
+        assert_eq!(Some(libtorch_version()), version_in_libtorch_lib_dir(&lib));
     }
 
     #[test]

@@ -134,6 +134,48 @@ pub fn send_paste_shortcut(enigo: &mut enigo::Enigo) -> enigo::InputResult<()> {
     pressed.and(released)
 }
 
+/// The folder of the shared library whose file name starts with `name` (e.g. "libtorch_cpu")
+/// as this process loaded it: `/proc/self/maps` on Linux, the dyld image list on macOS.
+pub fn loaded_library_dir(name: &str) -> Option<std::path::PathBuf> {
+    #[cfg(target_os = "linux")]
+    let paths: Vec<String> = std::fs::read_to_string("/proc/self/maps")
+        .ok()?
+        .lines()
+        .filter_map(|line| line.split_whitespace().nth(5).map(str::to_string))
+        .collect();
+    #[cfg(target_os = "macos")]
+    let paths: Vec<String> = {
+        extern "C" {
+            fn _dyld_image_count() -> u32;
+            fn _dyld_get_image_name(index: u32) -> *const std::os::raw::c_char;
+        }
+        (0..unsafe { _dyld_image_count() })
+            .filter_map(|i| {
+                let name = unsafe { _dyld_get_image_name(i) };
+                (!name.is_null()).then(|| {
+                    unsafe { std::ffi::CStr::from_ptr(name) }
+                        .to_string_lossy()
+                        .into_owned()
+                })
+            })
+            .collect()
+    };
+    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
+    let paths: Vec<String> = Vec::new();
+    library_dir_among(&paths, name)
+}
+
+/// The folder of the first path whose file name starts with `name` (portable, for tests).
+pub fn library_dir_among(paths: &[String], name: &str) -> Option<std::path::PathBuf> {
+    paths.iter().find_map(|path| {
+        let path = std::path::Path::new(path);
+        let file = path.file_name()?.to_str()?;
+        file.starts_with(name)
+            .then(|| path.parent().map(std::path::Path::to_path_buf))
+            .flatten()
+    })
+}
+
 /// Whether this process may send keystrokes to other apps: macOS's Accessibility permission
 /// (`AXIsProcessTrusted`; a grant goes stale when the app is rebuilt or moved). `None` where no
 /// such permission exists (X11).
@@ -210,6 +252,19 @@ pub fn tray_icon_style() -> crate::app_icons::IconStyle {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_library_is_found_among_mapped_paths() {
+        let paths = [
+            "/usr/lib/x86_64-linux-gnu/libc.so.6".to_string(),
+            "/opt/torch/lib/libtorch_cpu.so".to_string(),
+        ];
+        assert_eq!(
+            library_dir_among(&paths, "libtorch_cpu"),
+            Some(std::path::PathBuf::from("/opt/torch/lib"))
+        );
+        assert_eq!(library_dir_among(&paths, "libtorch_cuda"), None);
+    }
 
     #[test]
     fn apple_brand_strings_become_chip_names() {
