@@ -251,3 +251,37 @@ fn unknown_language_is_named() {
     assert!(line.contains("'xx'"), "{line}");
     assert!(line.contains("language"), "{line}");
 }
+
+/// `bench` needs nothing from the source tree (its sample is built in): run it from an empty
+/// folder, as an installed app would, and check it times both workloads cold and warm.
+#[test]
+fn bench_runs_from_anywhere_on_the_built_in_short_and_long_workloads() {
+    let elsewhere = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_whisper-dictation"))
+        .current_dir(elsewhere.path())
+        .args(["bench", "--model", "tiny.en", "--repeat", "1", "--json"])
+        .output()
+        .unwrap();
+    assert_success(&out);
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let rows = report["rows"].as_array().unwrap();
+    let reference = rows
+        .iter()
+        .find(|r| r["device"] == "cpu" && r["precision"] == "f32" && r["beam"] == 1)
+        .expect("the CPU f32 greedy reference row");
+    let timings = reference["timings"].as_array().unwrap();
+    let names: Vec<&str> = timings
+        .iter()
+        .map(|t| t["workload"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["short", "long"]);
+    for t in timings {
+        assert!(t["cold_seconds"].as_f64().unwrap() > 0.0, "{t}");
+        assert!(t["warm_seconds"].as_f64().unwrap() > 0.0, "{t}");
+        let text = t["text"].as_str().unwrap().to_lowercase();
+        assert!(text.contains("charts"), "{text}");
+    }
+    assert!(timings[1]["audio_seconds"].as_f64().unwrap() > 30.0);
+    assert_eq!(reference["same_text_as_reference"], true);
+    assert!(report["recommended"].is_object());
+}

@@ -68,7 +68,18 @@ pub enum AudioError {
 /// [`AudioError::Unsupported`] (e.g. 12-bit or 64-bit float), [`AudioError::BadSpec`] (zero
 /// rate) or [`AudioError::Empty`] (no samples), each naming the file.
 pub fn read_wav(path: &Path) -> Result<Audio, AudioError> {
-    let mut reader = WavReader::open(path).map_err(|e| open_error(path, e))?;
+    let reader = WavReader::open(path).map_err(|e| open_error(path, e))?;
+    decode(path, reader)
+}
+
+/// [`read_wav`] of a WAV held in memory (e.g. embedded in the binary); `origin` names it in
+/// errors.
+pub fn read_wav_bytes(bytes: &[u8], origin: &Path) -> Result<Audio, AudioError> {
+    let reader = WavReader::new(io::Cursor::new(bytes)).map_err(|e| open_error(origin, e))?;
+    decode(origin, reader)
+}
+
+fn decode<R: io::Read>(path: &Path, mut reader: WavReader<R>) -> Result<Audio, AudioError> {
     let spec = reader.spec();
     check_spec(path, &spec)?;
     let interleaved = read_samples(path, &mut reader, &spec)?;

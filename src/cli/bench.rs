@@ -1,16 +1,20 @@
-//! `whisper-dictation bench`: every device × precision × decoding mode on one fixed Whisper
-//! workload (a real clip), timed in the same run, with a recommendation: the fastest setting
-//! whose text equals the CPU float32 greedy reference. A setting that fails on its device is
-//! shown with the failure's category instead of a time.
+//! `whisper-dictation bench`: every device × precision × decoding mode on the work the app really
+//! does, timed in the same run, with a recommendation: the fastest setting whose texts equal the
+//! CPU float32 greedy reference. The default workloads are a short dictation (the sample built
+//! into the binary, so an installed app can run it) and a long one (the sample six times with
+//! pauses: two windows and decodes of many lengths, where per-shape costs show). Each is timed
+//! cold (the first call of the loaded model) and warm (median of the repeats). A setting that
+//! fails on its device is shown with the failure's category instead of a time.
 
 use super::device_args::DeviceArgs;
 use anyhow::Context;
 use clap::Args;
 use serde::Serialize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use tch::Kind;
-use whisper_dictation::audio::wav::read_wav_16k;
+use whisper_dictation::audio::resample::resample;
+use whisper_dictation::audio::wav::{read_wav_16k, read_wav_bytes};
 use whisper_dictation::device::errors::classify;
 use whisper_dictation::device::DeviceKind;
 use whisper_dictation::paths;
@@ -23,9 +27,9 @@ pub struct BenchArgs {
     /// Model directory, or the name of an installed model.
     #[arg(long, default_value = paths::DEFAULT_MODEL)]
     model: String,
-    /// The workload (default: the bundled English sample).
+    /// Workload clips (repeatable; default: the built-in sample, short and long).
     #[arg(long)]
-    clip: Option<PathBuf>,
+    clip: Vec<PathBuf>,
     /// Language of the clip.
     #[arg(long, default_value = "en")]
     language: String,
@@ -36,6 +40,26 @@ pub struct BenchArgs {
     json: bool,
 }
 
+/// The sample the default workloads are made of, built in.
+const SAMPLE: &[u8] = include_bytes!("../../assets/sample.wav");
+const SAMPLE_RATE: usize = 16_000;
+
+struct Workload {
+    name: String,
+    audio: Vec<f32>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct Timing {
+    workload: String,
+    audio_seconds: f64,
+    /// The first call after loading (lazy initialisation, kernel selection, graph builds).
+    cold_seconds: f64,
+    /// Median of the repeats after it.
+    warm_seconds: f64,
+    text: String,
+}
+
 #[derive(Debug, Clone, Serialize)]
 struct Row {
     device: DeviceKind,
@@ -43,105 +67,161 @@ struct Row {
     precision: &'static str,
     beam: usize,
     load_seconds: Option<f64>,
-    median_seconds: Option<f64>,
-    real_time_factor: Option<f64>,
-    text: Option<String>,
+    timings: Vec<Timing>,
+    /// Warm seconds over all workloads.
+    warm_total_seconds: Option<f64>,
     same_text_as_reference: bool,
     failure: Option<String>,
 }
 
 pub fn run(args: BenchArgs) -> anyhow::Result<()> {
-    let clip = args
-        .clip
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("assets/sample.wav"));
-    let audio = read_wav_16k(&clip)?;
-    let seconds = audio.len() as f64 / 16_000.0;
+    let workloads = workloads(&args.clip)?;
     let model_dir = paths::resolve_model(&args.model)?;
     let manager = args.device.manager()?;
     let mut rows = Vec::new();
     for backend in manager.backends() {
         for precision in precisions(backend.kind, backend.simulated.is_some()) {
             for beam in [1, 5] {
-                let mut row = measure(&args, &model_dir, &audio, backend.device, precision, beam)
-                    .with_context(|| format!("benchmarking {}", backend.kind))?;
+                let mut row = measure(
+                    &args,
+                    &model_dir,
+                    &workloads,
+                    backend.device,
+                    precision,
+                    beam,
+                )
+                .with_context(|| format!("benchmarking {}", backend.kind))?;
                 row.device = backend.kind;
                 row.device_name = backend.name.clone();
-                row.real_time_factor = row.median_seconds.map(|s| seconds / s);
                 rows.push(row);
             }
         }
     }
+    let texts = |r: &Row| -> Option<Vec<String>> {
+        r.failure
+            .is_none()
+            .then(|| r.timings.iter().map(|t| t.text.clone()).collect())
+    };
     let reference = rows
         .iter()
         .find(|r| r.device == DeviceKind::Cpu && r.precision == "f32" && r.beam == 1)
-        .and_then(|r| r.text.clone());
+        .and_then(texts);
     for row in &mut rows {
-        row.same_text_as_reference = row.text.is_some() && row.text == reference;
+        row.same_text_as_reference = reference.is_some() && texts(row) == reference;
     }
     let best = rows
         .iter()
         .filter(|r| r.same_text_as_reference)
         .min_by(|a, b| {
-            a.median_seconds
+            a.warm_total_seconds
                 .unwrap_or(f64::MAX)
-                .total_cmp(&b.median_seconds.unwrap_or(f64::MAX))
+                .total_cmp(&b.warm_total_seconds.unwrap_or(f64::MAX))
         });
     if args.json {
-        let report = serde_json::json!({ "clip": clip, "audio_seconds": seconds, "rows": rows, "recommended": best });
+        let names: Vec<(&str, f64)> = workloads
+            .iter()
+            .map(|w| (w.name.as_str(), w.audio.len() as f64 / SAMPLE_RATE as f64))
+            .collect();
+        let report = serde_json::json!({ "workloads": names, "rows": rows, "recommended": best });
         println!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());
     }
+    println!("model {}", model_dir.display());
+    for w in &workloads {
+        println!(
+            "workload {}: {:.1} s of audio",
+            w.name,
+            w.audio.len() as f64 / SAMPLE_RATE as f64
+        );
+    }
     println!(
-        "workload: {} ({seconds:.1} s of audio), model {}",
-        clip.display(),
-        model_dir.display()
-    );
-    println!(
-        "{:<6} {:<14} {:<5} {:>4} {:>7} {:>8} {:>7}  same text",
-        "device", "name", "prec", "beam", "load s", "median s", "× real"
+        "{:<6} {:<14} {:<5} {:>4} {:>7}  {:<10} {:>7} {:>7} {:>7}  same text",
+        "device", "name", "prec", "beam", "load s", "workload", "cold s", "warm s", "× real"
     );
     for r in &rows {
-        match (&r.failure, r.median_seconds) {
-            (None, Some(median)) => println!(
-                "{:<6} {:<14} {:<5} {:>4} {:>7.3} {:>8.3} {:>7.1}  {}",
+        if let Some(failure) = &r.failure {
+            println!(
+                "{:<6} {:<14} {:<5} {:>4}  failed: {failure}",
                 r.device.name(),
                 r.device_name,
                 r.precision,
                 r.beam,
-                r.load_seconds.unwrap_or(0.0),
-                median,
-                r.real_time_factor.unwrap_or(0.0),
+            );
+            continue;
+        }
+        for (i, t) in r.timings.iter().enumerate() {
+            let head = if i == 0 {
+                format!(
+                    "{:<6} {:<14} {:<5} {:>4} {:>7.3}",
+                    r.device.name(),
+                    r.device_name,
+                    r.precision,
+                    r.beam,
+                    r.load_seconds.unwrap_or(0.0)
+                )
+            } else {
+                format!("{:<6} {:<14} {:<5} {:>4} {:>7}", "", "", "", "", "")
+            };
+            println!(
+                "{head}  {:<10} {:>7.3} {:>7.3} {:>7.1}  {}",
+                t.workload,
+                t.cold_seconds,
+                t.warm_seconds,
+                t.audio_seconds / t.warm_seconds.max(1e-9),
                 if r.same_text_as_reference {
                     "yes"
                 } else {
                     "no"
                 }
-            ),
-            (failure, _) => println!(
-                "{:<6} {:<14} {:<5} {:>4}  failed: {}",
-                r.device.name(),
-                r.device_name,
-                r.precision,
-                r.beam,
-                failure.as_deref().unwrap_or("unknown")
-            ),
+            );
         }
     }
     match best {
-        Some(b) => {
-            println!(
-            "recommended: {} {} {} ({:.3} s, {:.1}× real time, same text as the CPU f32 reference)",
+        Some(b) => println!(
+            "recommended: {} {} {} ({:.3} s warm over all workloads, same texts as the CPU f32 reference)",
             b.device.name(),
             b.precision,
             if b.beam > 1 { format!("beam {}", b.beam) } else { "greedy".into() },
-            b.median_seconds.unwrap_or(0.0),
-            b.real_time_factor.unwrap_or(0.0)
-        )
-        }
+            b.warm_total_seconds.unwrap_or(0.0),
+        ),
         None => println!("recommended: cpu f32 greedy (no faster setting reproduced its text)"),
     }
     Ok(())
+}
+
+/// The clips given, or the built-in sample as a short and a long dictation.
+fn workloads(clips: &[PathBuf]) -> anyhow::Result<Vec<Workload>> {
+    if !clips.is_empty() {
+        return clips
+            .iter()
+            .map(|clip| {
+                Ok(Workload {
+                    name: clip
+                        .file_stem()
+                        .map_or_else(|| "clip".into(), |s| s.to_string_lossy().into_owned()),
+                    audio: read_wav_16k(clip)?,
+                })
+            })
+            .collect();
+    }
+    let sample = read_wav_bytes(SAMPLE, Path::new("built-in sample.wav"))?;
+    let short = resample(&sample.samples, sample.sample_rate, SAMPLE_RATE as u32);
+    let pause = vec![0.0; SAMPLE_RATE];
+    let mut long = Vec::with_capacity((short.len() + pause.len()) * 6);
+    for _ in 0..6 {
+        long.extend_from_slice(&short);
+        long.extend_from_slice(&pause);
+    }
+    Ok(vec![
+        Workload {
+            name: "short".into(),
+            audio: short,
+        },
+        Workload {
+            name: "long".into(),
+            audio: long,
+        },
+    ])
 }
 
 /// Precisions worth timing on a device: float32 everywhere, bfloat16 on the CPU, float16 on
@@ -156,8 +236,8 @@ fn precisions(kind: DeviceKind, simulated: bool) -> Vec<(&'static str, Kind)> {
 
 fn measure(
     args: &BenchArgs,
-    model_dir: &std::path::Path,
-    audio: &[f32],
+    model_dir: &Path,
+    workloads: &[Workload],
     device: tch::Device,
     (name, precision): (&'static str, Kind),
     beam: usize,
@@ -168,9 +248,8 @@ fn measure(
         precision: name,
         beam,
         load_seconds: None,
-        median_seconds: None,
-        real_time_factor: None,
-        text: None,
+        timings: Vec::new(),
+        warm_total_seconds: None,
         same_text_as_reference: false,
         failure: None,
     };
@@ -189,28 +268,37 @@ fn measure(
         }
     };
     row.load_seconds = Some(started.elapsed().as_secs_f64());
+    // Timestamps on, as the app decodes: long audio then seeks window by window.
     let params = TranscribeParams {
         language: Some(args.language.clone()),
         temperatures: vec![0.0],
         beam_size: (beam > 1).then_some(beam),
-        without_timestamps: true,
         ..TranscribeParams::default()
     };
-    let mut times: Vec<Duration> = Vec::new();
-    for _ in 0..=args.repeat.max(1) {
-        let started = Instant::now();
-        match engine.transcribe(audio, &params) {
-            Ok(t) => row.text = Some(t.text.trim().to_string()),
-            Err(e) => {
-                row.failure = Some(format!("{} ({e})", classify(&e.to_string()).name()));
-                return Ok(row);
+    for workload in workloads {
+        let mut times: Vec<Duration> = Vec::new();
+        let mut text = String::new();
+        for _ in 0..=args.repeat.max(1) {
+            let started = Instant::now();
+            match engine.transcribe(&workload.audio, &params) {
+                Ok(t) => text = t.text.trim().to_string(),
+                Err(e) => {
+                    row.failure = Some(format!("{} ({e})", classify(&e.to_string()).name()));
+                    return Ok(row);
+                }
             }
+            times.push(started.elapsed());
         }
-        times.push(started.elapsed());
+        let cold = times.remove(0);
+        times.sort();
+        row.timings.push(Timing {
+            workload: workload.name.clone(),
+            audio_seconds: workload.audio.len() as f64 / SAMPLE_RATE as f64,
+            cold_seconds: cold.as_secs_f64(),
+            warm_seconds: times[times.len() / 2].as_secs_f64(),
+            text,
+        });
     }
-    // The first run warms up; the median is over the rest.
-    let mut timed = times.split_off(1);
-    timed.sort();
-    row.median_seconds = Some(timed[timed.len() / 2].as_secs_f64());
+    row.warm_total_seconds = Some(row.timings.iter().map(|t| t.warm_seconds).sum());
     Ok(row)
 }

@@ -278,6 +278,10 @@ fn encode_window(
     let window = mel.window(seek, segment_size);
     let input = Tensor::from_slice(&window).view([1, mel.n_mels as i64, N_FRAMES as i64]);
     let features = in_phase(observer, Phase::Encode, || model.encode(&input))?;
+    // GPU kernels run asynchronously: wait for them, or the time measures only the launch.
+    if let tch::Device::Cuda(index) = model.device() {
+        tch::Cuda::synchronize(index as i64);
+    }
     timings.encode += started.elapsed();
     Ok(Some(features))
 }
