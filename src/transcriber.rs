@@ -6,9 +6,8 @@
 
 use crate::device::errors::Decision;
 use crate::device::manager::DeviceManager;
-use crate::device::tuning::{
-    candidates, fastest, CachedChoice, Capabilities, OptimizationLevel, TuningCache,
-};
+use crate::device::tuning::{candidates, fastest, CachedChoice, OptimizationLevel, TuningCache};
+use crate::device::workload::{dictation_workloads, score, WorkloadTime};
 use crate::device::{DeviceKind, Operation};
 use crate::whisper::{
     Engine, EngineError, LoadError, LoadOptions, Phase, PhaseObserver, TranscribeError,
@@ -200,8 +199,9 @@ fn load_on(
 }
 
 /// Optimisation level 2: the fastest (precision, threads) for this device and model, timed once
-/// on a short real workload (one encoder window and a few decoder steps) and cached on disk.
-/// Sets the thread count it found; returns the precision.
+/// on the app's real workload (a short and a long dictation, cold and warm; see
+/// `device::workload`) and cached on disk. Sets the thread count it found; returns the
+/// precision.
 fn benchmarked_precision(manager: &mut DeviceManager, model_dir: &Path, kind: DeviceKind) -> Kind {
     let model = model_dir.display().to_string();
     let key = TuningCache::key(kind, &model, &crate::device::backend::libtorch_version());
@@ -209,12 +209,7 @@ fn benchmarked_precision(manager: &mut DeviceManager, model_dir: &Path, kind: De
     let choice = match cache.get(&key) {
         Some(choice) => choice.clone(),
         None => {
-            let caps = Capabilities {
-                kind,
-                cpu_native_bf16: crate::platform::cpu_has_native_bf16(),
-                gpu_half_ok: manager.precision_for(kind) == Kind::Half,
-                runs_on_cpu: manager.backend(kind).simulated.is_some(),
-            };
+            let caps = manager.capabilities(kind);
             let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
             let device = manager.backend(kind).device;
             let measured = fastest(&candidates(caps, cores), &mut |c| {
@@ -250,13 +245,15 @@ fn kind_of(precision: &str) -> Kind {
     }
 }
 
-/// Best of two runs of one encoder window and 8 decoder steps at `precision` and `threads`.
+/// The workload score (cold + warm over the short and long dictation) of `precision` and
+/// `threads`: a fresh model for each, so the cold call is really cold.
 fn time_workload(
     model_dir: &Path,
     device: tch::Device,
     precision: Kind,
     threads: usize,
 ) -> Option<Duration> {
+    let workloads = dictation_workloads().ok()?;
     let engine = Engine::load(
         model_dir,
         &LoadOptions {
@@ -267,37 +264,26 @@ fn time_workload(
     .ok()?;
     let previous = tch::get_num_threads();
     tch::set_num_threads(threads as i32);
-    let _no_grad = tch::no_grad_guard();
-    let model = engine.model();
-    let dims = model.dims();
-    let mel = tch::Tensor::zeros(
-        [1, dims.n_mels as i64, 3000],
-        (Kind::Float, tch::Device::Cpu),
-    );
-    let sot = i64::from(engine.tokenizer().specials().sot);
-    let mut best: Option<Duration> = None;
-    for _ in 0..2 {
-        let started = Instant::now();
-        let run = || -> Result<(), crate::whisper::model::ModelError> {
-            let features = model.encode(&mel)?;
-            let mut state = model.start_decoding(&features, 1)?;
-            for _ in 0..8 {
-                let hidden =
-                    model.decode(&tch::Tensor::from_slice(&[sot]).view([1, 1]), &mut state)?;
-                let _logits = model.logits(&hidden)?;
-            }
-            Ok(())
+    let params = TranscribeParams {
+        language: Some("en".into()),
+        temperatures: vec![0.0],
+        ..TranscribeParams::default()
+    };
+    let mut times = Vec::with_capacity(workloads.len());
+    for workload in &workloads {
+        let run = || {
+            let started = Instant::now();
+            engine.transcribe(&workload.audio, &params).ok()?;
+            Some(started.elapsed())
         };
-        let ok = run().is_ok();
-        let elapsed = started.elapsed();
-        if !ok {
+        let (Some(cold), Some(warm)) = (run(), run()) else {
             tch::set_num_threads(previous);
             return None;
-        }
-        best = Some(best.map_or(elapsed, |b| b.min(elapsed)));
+        };
+        times.push(WorkloadTime { cold, warm });
     }
     tch::set_num_threads(previous);
-    best
+    Some(score(&times))
 }
 
 fn operation_of(phase: Phase) -> Operation {

@@ -1,9 +1,8 @@
 //! `whisper-dictation bench`: every device × precision × decoding mode on the work the app really
 //! does, timed in the same run, with a recommendation: the fastest setting whose texts equal the
-//! CPU float32 greedy reference. The default workloads are a short dictation (the sample built
-//! into the binary, so an installed app can run it) and a long one (the sample six times with
-//! pauses: two windows and decodes of many lengths, where per-shape costs show). Each is timed
-//! cold (the first call of the loaded model) and warm (median of the repeats). A setting that
+//! CPU float32 greedy reference. The default workloads are the app's (`device::workload`: a short
+//! and a long dictation from the sample built into the binary, so an installed app can run it).
+//! Each is timed cold (the first call of the loaded model) and warm (median of the repeats). A setting that
 //! fails on its device is shown with the failure's category instead of a time.
 
 use super::device_args::DeviceArgs;
@@ -13,9 +12,9 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use tch::Kind;
-use whisper_dictation::audio::resample::resample;
-use whisper_dictation::audio::wav::{read_wav_16k, read_wav_bytes};
+use whisper_dictation::audio::wav::read_wav_16k;
 use whisper_dictation::device::errors::classify;
+use whisper_dictation::device::workload::dictation_workloads;
 use whisper_dictation::device::DeviceKind;
 use whisper_dictation::paths;
 use whisper_dictation::whisper::{Engine, LoadOptions, TranscribeParams};
@@ -40,8 +39,6 @@ pub struct BenchArgs {
     json: bool,
 }
 
-/// The sample the default workloads are made of, built in.
-const SAMPLE: &[u8] = include_bytes!("../../assets/sample.wav");
 const SAMPLE_RATE: usize = 16_000;
 
 struct Workload {
@@ -189,39 +186,28 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The clips given, or the built-in sample as a short and a long dictation.
+/// The clips given, or the app's short and long dictation workloads.
 fn workloads(clips: &[PathBuf]) -> anyhow::Result<Vec<Workload>> {
-    if !clips.is_empty() {
-        return clips
-            .iter()
-            .map(|clip| {
-                Ok(Workload {
-                    name: clip
-                        .file_stem()
-                        .map_or_else(|| "clip".into(), |s| s.to_string_lossy().into_owned()),
-                    audio: read_wav_16k(clip)?,
-                })
+    if clips.is_empty() {
+        return Ok(dictation_workloads()?
+            .into_iter()
+            .map(|w| Workload {
+                name: w.name.to_string(),
+                audio: w.audio,
             })
-            .collect();
+            .collect());
     }
-    let sample = read_wav_bytes(SAMPLE, Path::new("built-in sample.wav"))?;
-    let short = resample(&sample.samples, sample.sample_rate, SAMPLE_RATE as u32);
-    let pause = vec![0.0; SAMPLE_RATE];
-    let mut long = Vec::with_capacity((short.len() + pause.len()) * 6);
-    for _ in 0..6 {
-        long.extend_from_slice(&short);
-        long.extend_from_slice(&pause);
-    }
-    Ok(vec![
-        Workload {
-            name: "short".into(),
-            audio: short,
-        },
-        Workload {
-            name: "long".into(),
-            audio: long,
-        },
-    ])
+    clips
+        .iter()
+        .map(|clip| {
+            Ok(Workload {
+                name: clip
+                    .file_stem()
+                    .map_or_else(|| "clip".into(), |s| s.to_string_lossy().into_owned()),
+                audio: read_wav_16k(clip)?,
+            })
+        })
+        .collect()
 }
 
 /// Precisions worth timing on a device: float32 everywhere, bfloat16 on the CPU, float16 on

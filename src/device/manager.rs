@@ -9,7 +9,7 @@ use super::history::{now_unix, BackoffPolicy, History, HistoryStore, Outcome, Wa
 use super::policy::{choose, Placement, Reason};
 use super::probe::{probe_in_child, run_probe, ProbeCache, ProbeKey, ProbeReport, ProbeTarget};
 use super::simulated::SimulatedGpu;
-use super::tuning::{precision_for, Capabilities, OptimizationLevel};
+use super::tuning::{chosen_precision, precision_for, Capabilities, OptimizationLevel};
 use super::{DeviceKind, Operation};
 use crate::i18n::{Message, UiLang};
 use std::collections::HashMap;
@@ -35,6 +35,8 @@ pub struct ManagerConfig {
     /// Precision of the model on the CPU when the user chose one (f32 reproduces the
     /// reference; bf16 is faster on CPUs with native bfloat16); `None` = the level decides.
     pub cpu_precision: Option<Kind>,
+    /// The same for a GPU (f32, f16 or bf16); `None` = the level decides (f32 below level 2).
+    pub gpu_precision: Option<Kind>,
     pub optimization: OptimizationLevel,
 }
 
@@ -48,6 +50,7 @@ impl ManagerConfig {
             probe_exe: None,
             backoff: BackoffPolicy::default(),
             cpu_precision: None,
+            gpu_precision: None,
             optimization: OptimizationLevel::Safe,
         }
     }
@@ -128,22 +131,34 @@ impl DeviceManager {
         placement
     }
 
-    /// The precision the model uses on `kind`, by the optimisation level (or the user's choice
-    /// on the CPU).
+    /// The precision the model uses on `kind`: the user's choice for that kind of device if it
+    /// can run there, else the optimisation level's.
     pub fn precision_for(&mut self, kind: DeviceKind) -> Kind {
-        if let (DeviceKind::Cpu, Some(chosen)) = (kind, self.config.cpu_precision) {
-            return chosen;
+        let runs_on_cpu = self.backend(kind).simulated.is_some();
+        let chosen = if kind.is_gpu() {
+            self.config.gpu_precision
+        } else {
+            self.config.cpu_precision
+        };
+        if let Some(chosen) = chosen {
+            match chosen_precision(kind, chosen, runs_on_cpu) {
+                Ok(kind) => return kind,
+                Err(why) => tracing::warn!("{why}"),
+            }
         }
-        let level = self.config.optimization;
+        precision_for(self.config.optimization, self.capabilities(kind))
+    }
+
+    /// What `kind` can compute at speed; on a real GPU this probes float16 once (cached).
+    pub fn capabilities(&mut self, kind: DeviceKind) -> Capabilities {
         let runs_on_cpu = self.backend(kind).simulated.is_some();
         let wants_half = kind.is_gpu() && !runs_on_cpu;
-        let caps = Capabilities {
+        Capabilities {
             kind,
             cpu_native_bf16: crate::platform::cpu_has_native_bf16(),
             gpu_half_ok: wants_half && self.probe_verdict(kind, Kind::Half),
             runs_on_cpu,
-        };
-        precision_for(level, caps)
+        }
     }
 
     /// Level-0 safe speed-ups for the device the model goes to (cuDNN's autotuner on CUDA:

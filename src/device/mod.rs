@@ -13,6 +13,7 @@ pub mod probe;
 pub mod setup;
 pub mod simulated;
 pub mod tuning;
+pub mod workload;
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

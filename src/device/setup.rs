@@ -19,7 +19,8 @@ pub const BACKOFF_ENV: &str = "WHISPER_DICTATION_GPU_BACKOFF_SECS";
 #[derive(Debug, Clone, Default)]
 pub struct Overrides {
     pub device: Option<String>,
-    pub cpu_precision: Option<Kind>,
+    /// The precision for whichever device the model goes to (`--precision`).
+    pub precision: Option<Kind>,
     pub optimize: Option<u8>,
     pub ui_lang: Option<String>,
 }
@@ -32,6 +33,16 @@ pub enum SetupError {
     Simulated(#[from] SpecError),
     #[error("{BACKOFF_ENV}: '{0}' is not a number of seconds")]
     Backoff(String),
+}
+
+/// `f32`, `f16` or `bf16` as written in the settings; anything else leaves it to the level.
+fn precision_setting(text: &str) -> Option<Kind> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "f32" => Some(Kind::Float),
+        "f16" => Some(Kind::Half),
+        "bf16" => Some(Kind::BFloat16),
+        _ => None,
+    }
 }
 
 /// The UI language: an override, else the setting, else the system locale.
@@ -62,12 +73,11 @@ pub fn manager_config(
     config.simulated = SimulatedGpu::from_env()?;
     config.probe_exe = probe_exe;
     config.cpu_precision = overrides
-        .cpu_precision
-        .or(match settings.cpu_precision.as_str() {
-            "f32" => Some(Kind::Float),
-            "bf16" => Some(Kind::BFloat16),
-            _ => None,
-        });
+        .precision
+        .or_else(|| precision_setting(&settings.cpu_precision));
+    config.gpu_precision = overrides
+        .precision
+        .or_else(|| precision_setting(&settings.gpu_precision));
     let level = overrides.optimize.unwrap_or(settings.optimize);
     config.optimization = OptimizationLevel::from_number(level).unwrap_or(OptimizationLevel::Safe);
     if let Ok(secs) = std::env::var(BACKOFF_ENV) {
