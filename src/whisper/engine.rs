@@ -4,7 +4,7 @@
 //! (the decoder caches) lives inside the call, so one engine serves many calls.
 
 use super::loader::{load_weights, GenerationConfig, Layout, LoadError, LoadOptions};
-use super::model::Whisper;
+use super::model::{CacheLayout, Whisper};
 use super::params::TranscribeParams;
 use super::tokenizer::{Tokenizer, TokenizerError};
 use super::transcribe::{transcribe, NoObserver, PhaseObserver, TranscribeError, Transcript};
@@ -105,6 +105,11 @@ impl Engine {
 
     pub fn model(&self) -> &Whisper {
         &self.model
+    }
+
+    /// Overrides the decoder cache layout chosen for the device (tests compare the two).
+    pub fn set_cache_layout(&mut self, layout: CacheLayout) {
+        self.model.set_cache_layout(layout);
     }
 
     pub fn tokenizer(&self) -> &Tokenizer {

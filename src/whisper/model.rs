@@ -49,6 +49,27 @@ impl<T> Stage<T> for std::result::Result<T, TchError> {
     }
 }
 
+/// How the decoder's self-attention cache holds the tokens decoded so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheLayout {
+    /// Concatenated one step at a time: the least work, and the reference's numbers, but every
+    /// step has a new key length. The CPU's layout.
+    Growing,
+    /// Preallocated to the text context, written in place and attended through a causal mask:
+    /// every step has the same shapes, so backends that plan or compile per shape (cuDNN's
+    /// attention on CUDA, MPS graphs) do it once instead of once per token. The GPUs' layout.
+    Fixed,
+}
+
+impl CacheLayout {
+    pub fn for_device(device: Device) -> CacheLayout {
+        match device {
+            Device::Cpu => CacheLayout::Growing,
+            _ => CacheLayout::Fixed,
+        }
+    }
+}
+
 /// A loaded Whisper model: immutable weights on one device, in one floating-point kind.
 #[derive(Debug)]
 pub struct Whisper {
@@ -58,6 +79,7 @@ pub struct Whisper {
     embedding: TokenEmbedding,
     /// How dense layers are multiplied on this device and kind.
     gemm: Gemm,
+    cache_layout: CacheLayout,
     device: Device,
     kind: Kind,
 }
@@ -69,6 +91,9 @@ pub struct DecoderState {
     self_kv: Vec<(Tensor, Tensor)>,
     /// Number of text positions already in `self_kv`.
     len: usize,
+    /// With [`CacheLayout::Fixed`]: `[n_text_ctx, n_text_ctx]`, true where position `row` may
+    /// see position `col` (`col <= row`); step masks are row slices of it.
+    causal: Option<Tensor>,
 }
 
 impl DecoderState {
@@ -106,9 +131,19 @@ impl Whisper {
             weights,
             embedding: TokenEmbedding::new(table, gemm),
             gemm,
+            cache_layout: CacheLayout::for_device(device),
             device,
             kind,
         }
+    }
+
+    /// Chooses the self-attention cache layout (by default the device's, see [`CacheLayout`]).
+    pub fn set_cache_layout(&mut self, layout: CacheLayout) {
+        self.cache_layout = layout;
+    }
+
+    pub fn cache_layout(&self) -> CacheLayout {
+        self.cache_layout
     }
 
     pub fn dims(&self) -> &ModelDims {
@@ -191,18 +226,30 @@ impl Whisper {
             ));
         }
         let head_dim = (dims.n_text_state / heads) as i64;
-        let empty = Tensor::f_zeros(
-            [rows as i64, heads as i64, 0, head_dim],
-            (self.kind, self.device),
-        )
-        .stage("allocate decoder cache")?;
+        let capacity = match self.cache_layout {
+            CacheLayout::Growing => 0,
+            CacheLayout::Fixed => dims.n_text_ctx as i64,
+        };
+        // Separate tensors per layer: the fixed layout writes into them in place.
+        let slot = || {
+            Tensor::f_zeros(
+                [rows as i64, heads as i64, capacity, head_dim],
+                (self.kind, self.device),
+            )
+            .stage("allocate decoder cache")
+        };
         let self_kv = (0..dims.n_text_layer)
-            .map(|_| (empty.shallow_clone(), empty.shallow_clone()))
-            .collect();
+            .map(|_| Ok((slot()?, slot()?)))
+            .collect::<Result<Vec<_>>>()?;
+        let causal = match self.cache_layout {
+            CacheLayout::Growing => None,
+            CacheLayout::Fixed => Some(causal_mask_after(0, capacity, self.device)?),
+        };
         Ok(DecoderState {
             cross,
             self_kv,
             len: 0,
+            causal,
         })
     }
 
@@ -410,6 +457,32 @@ fn self_attention_cached(
 ) -> Result<Tensor> {
     let h = layer_norm(x, &attn.ln, "decoder attn ln")?;
     let [q, k, v] = qkv_heads(gemm, &h, attn, heads)?;
+    if let Some(causal) = &state.causal {
+        // Fixed layout: write the new keys/values into their slots; attend over the whole cache
+        // with the mask rows of the new positions (later slots are masked out).
+        let (offset, n) = (state.len as i64, q.size()[2]);
+        let (cache_k, cache_v) = &state.self_kv[layer];
+        cache_k
+            .f_narrow(2, offset, n)
+            .and_then(|mut slot| slot.f_copy_(&k))
+            .and_then(|()| cache_v.f_narrow(2, offset, n))
+            .and_then(|mut slot| slot.f_copy_(&v))
+            .stage("self-attention cache")?;
+        let mask = causal.f_narrow(0, offset, n).stage("mask")?;
+        let a = Tensor::f_scaled_dot_product_attention(
+            &q,
+            cache_k,
+            cache_v,
+            Some(&mask),
+            0.0,
+            false,
+            None,
+            false,
+        )
+        .stage("attention")?;
+        let a = linear(gemm, &merge_heads(&a)?, &attn.out, "decoder attn out")?;
+        return x.f_add(&a).stage("decoder attn residual");
+    }
     let (past_k, past_v) = &state.self_kv[layer];
     let k = Tensor::f_cat(&[past_k, &k], 2).stage("self-attention cache")?;
     let v = Tensor::f_cat(&[past_v, &v], 2).stage("self-attention cache")?;
