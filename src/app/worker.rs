@@ -10,6 +10,7 @@ use crate::command_thread::CommandThread;
 use crate::device::manager::DeviceManager;
 use crate::device::setup::{manager_config, Overrides};
 use crate::device::tuning::default_beam_size;
+use crate::device::workload::dictation_workloads;
 use crate::device::DeviceKind;
 use crate::recordings::RecordingStore;
 use crate::settings::Settings;
@@ -288,20 +289,22 @@ fn describe_placement(placement: &crate::device::policy::Placement) -> String {
     }
 }
 
-/// Runs the model once on a short input so the first real dictation does not pay for lazy
-/// initialisation (allocator, kernels, GPU graph compilation): one encoder window and a few
-/// decoder steps, the shapes every dictation uses.
+/// Runs the model once on a real dictation (the built-in sample, decoded in full as the app
+/// decodes) so the first real one does not pay for lazy initialisation: allocator, kernel
+/// selection, cuDNN plans, MPS graph builds for the decoder's (fixed) shapes.
 fn warm_up(transcriber: &mut Transcriber) {
-    let samples: Vec<f32> = (0..SAMPLE_RATE as usize * 2)
-        .map(|i| 0.05 * (i as f32 * 2.0 * std::f32::consts::PI * 180.0 / SAMPLE_RATE as f32).sin())
-        .collect();
+    let Some(sample) = dictation_workloads()
+        .ok()
+        .and_then(|w| w.into_iter().next())
+    else {
+        return;
+    };
     let params = TranscribeParams {
         language: Some("en".into()),
         temperatures: vec![0.0],
-        sample_len: Some(4),
         ..TranscribeParams::default()
     };
-    if let Err(e) = transcriber.transcribe(&samples, &params) {
+    if let Err(e) = transcriber.transcribe(&sample.audio, &params) {
         tracing::warn!("warm-up failed: {e}");
     }
 }
