@@ -44,6 +44,8 @@ struct OperationReport {
 
 #[derive(Serialize)]
 struct Report {
+    /// The libtorch this process loaded (e.g. "2.13.0", "2.13.0+cu130").
+    libtorch: String,
     devices: Vec<DeviceReport>,
     placement: DeviceKind,
     reason: String,
@@ -92,6 +94,7 @@ pub fn run(args: DevicesArgs) -> anyhow::Result<()> {
         });
     }
     let report = Report {
+        libtorch: whisper_dictation::device::backend::libtorch_version(),
         devices,
         placement: placement.kind,
         reason: describe(&placement.reason),
@@ -132,6 +135,7 @@ fn describe(reason: &Reason) -> String {
 }
 
 fn print_table(report: &Report) {
+    println!("libtorch {}", report.libtorch);
     for d in &report.devices {
         let sim = if d.simulated { " (simulated)" } else { "" };
         println!("{} — {}{}", d.kind, d.name, sim);
