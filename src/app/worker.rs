@@ -210,7 +210,8 @@ impl WorkerThread {
                 .unwrap_or_else(|| "the model is not loaded".into());
             return self.done(job.id, Outcome::Failed(reason), recording, Some(level));
         };
-        let mut params = job.params;
+        let seconds = samples.len() as f32 / SAMPLE_RATE as f32;
+        let mut params = job.params.for_dictation(seconds);
         if params.beam_size.is_none() {
             params.beam_size = default_beam_size(transcriber.device());
         }

@@ -42,6 +42,10 @@ pub struct TranscribeArgs {
     /// Decode at temperature 0 only (no fallback to higher temperatures).
     #[arg(long)]
     no_fallback: bool,
+    /// Decode as the dictation app does: keep a window's best attempt or nothing, at most 8
+    /// tokens per second of audio, fallback attempts time-limited (OpenAI's rules otherwise).
+    #[arg(long)]
+    as_app: bool,
     #[command(flatten)]
     device: DeviceArgs,
     /// Print one JSON object per file.
@@ -114,6 +118,12 @@ pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
     }
     for (file, samples, audio_time) in inputs {
         let started = Instant::now();
+        let seconds = samples.len() as f32 / 16_000.0;
+        let params = if args.as_app {
+            params.clone().for_dictation(seconds)
+        } else {
+            params.clone()
+        };
         let result = transcriber.transcribe(&samples, &params);
         let fresh = transcriber.take_notices();
         print_notices(&fresh);

@@ -20,7 +20,7 @@ pub mod weights;
 pub use engine::{Engine, EngineError};
 pub use loader::{Layout, LoadError, LoadOptions};
 pub use model::CacheLayout;
-pub use params::{SuppressTokens, Task, TranscribeParams};
+pub use params::{FallbackChoice, SuppressTokens, Task, TranscribeParams};
 pub use transcribe::{
     NoObserver, Phase, PhaseObserver, Segment, Timings, TranscribeError, Transcript,
 };

@@ -76,6 +76,59 @@ pub struct TranscribeParams {
     pub sample_len: Option<usize>,
     /// Seed of the sampler used at temperature > 0, so results are reproducible.
     pub seed: u64,
+    /// Which attempt a window keeps when every temperature failed the thresholds.
+    pub fallback_choice: FallbackChoice,
+    /// At most this many tokens per second of a window's audio (plus
+    /// [`TOKEN_BUDGET_MARGIN`]), on top of `sample_len`: speech needs about 4–5 per second
+    /// with timestamps, so a short utterance cannot decode hundreds of hallucinated tokens.
+    /// `None` = no budget (OpenAI).
+    pub max_tokens_per_second: Option<f32>,
+    /// No hotter attempt starts once the transcription has run this long; the window keeps
+    /// what it has (by `fallback_choice`). `None` = no limit (OpenAI).
+    pub fallback_time_budget: Option<std::time::Duration>,
+}
+
+impl TranscribeParams {
+    /// What push-to-talk dictation wants on top of these parameters: bounded work on any input
+    /// and no garbage. A window keeps its best attempt, or nothing when even that is below the
+    /// thresholds; at most [`DICTATION_TOKENS_PER_SECOND`] tokens per second of audio; no new
+    /// fallback attempt after [`dictation_fallback_budget`] of the audio's length.
+    pub fn for_dictation(mut self, audio_seconds: f32) -> Self {
+        self.fallback_choice = FallbackChoice::BestIfReliable;
+        self.max_tokens_per_second = Some(DICTATION_TOKENS_PER_SECOND);
+        self.fallback_time_budget = Some(dictation_fallback_budget(audio_seconds));
+        self
+    }
+}
+
+/// Fast speech is about 3.5 words (~4.5 tokens) per second with timestamps; twice that leaves
+/// room for every real utterance and cuts a hallucination loop short.
+pub const DICTATION_TOKENS_PER_SECOND: f32 = 8.0;
+
+/// How long fallback attempts may keep starting: 1.5 s plus half the audio's length, so a short
+/// unintelligible utterance gives up within seconds while long dictations keep their retries.
+pub fn dictation_fallback_budget(audio_seconds: f32) -> std::time::Duration {
+    std::time::Duration::from_secs_f32(1.5 + 0.5 * audio_seconds.max(0.0))
+}
+
+/// Tokens every window may use on top of its per-second budget (the task and timestamp
+/// tokens of a short utterance).
+pub const TOKEN_BUDGET_MARGIN: usize = 12;
+
+/// The attempt kept when all temperatures fail the compression or log-probability thresholds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FallbackChoice {
+    /// The last, hottest attempt (OpenAI's reference). On hard audio that is often
+    /// mixed-script gibberish.
+    #[default]
+    Hottest,
+    /// The attempt with the highest average log-probability among those under the compression
+    /// threshold, else among all (faster-whisper).
+    Best,
+    /// [`FallbackChoice::Best`], but no text at all when even that attempt is below the
+    /// log-probability threshold: what a dictation app wants (nothing beats garbage).
+    BestIfReliable,
 }
 
 impl Default for TranscribeParams {
@@ -102,6 +155,9 @@ impl Default for TranscribeParams {
             max_initial_timestamp: Some(1.0),
             sample_len: None,
             seed: 0,
+            fallback_choice: FallbackChoice::Hottest,
+            max_tokens_per_second: None,
+            fallback_time_budget: None,
         }
     }
 }

@@ -7,7 +7,7 @@ use super::decode::{decode_window, detect_language, WindowOptions, WindowResult}
 use super::loader::GenerationConfig;
 use super::mel::{log_mel_spectrogram, LogMel, HOP_LENGTH, N_FRAMES, SAMPLE_RATE};
 use super::model::{ModelError, Whisper};
-use super::params::{SuppressTokens, Task, TranscribeParams};
+use super::params::{FallbackChoice, SuppressTokens, Task, TranscribeParams, TOKEN_BUDGET_MARGIN};
 use super::rules::TIME_PRECISION;
 use super::tokenizer::{self, Tokenizer};
 use serde::Serialize;
@@ -213,12 +213,31 @@ pub fn transcribe(
         if seek > 0 {
             opts.prefix.clear();
         }
+        if let Some(rate) = params.max_tokens_per_second {
+            let seconds = (segment_size * HOP_LENGTH) as f32 / SAMPLE_RATE as f32;
+            let budget = (seconds * rate).ceil() as usize + TOKEN_BUDGET_MARGIN;
+            opts.sample_len = opts.sample_len.min(budget);
+        }
         let decode_started = Instant::now();
         let result = in_phase(observer, Phase::Decode, || {
-            decode_with_fallback(model, tokenizer, &features, &opts, params, &mut timings)
+            decode_with_fallback(
+                model,
+                tokenizer,
+                &features,
+                &opts,
+                params,
+                started,
+                &mut timings,
+            )
         })?;
         timings.decode += decode_started.elapsed();
         timings.windows += 1;
+        if result.unreliable {
+            // Even the best attempt failed the thresholds: no text from this window.
+            seek += segment_size;
+            continue;
+        }
+        let result = result.window;
 
         if is_silence(&result, params) {
             seek += segment_size;
@@ -409,29 +428,86 @@ pub fn suppressed_tokens(
     ids
 }
 
+/// A window's kept attempt, and whether it is to be dropped as unreliable
+/// ([`FallbackChoice::BestIfReliable`]).
+struct Kept {
+    window: WindowResult,
+    unreliable: bool,
+}
+
 /// Decodes at the first temperature, and again hotter while the result looks repetitive
-/// (compression ratio) or unlikely (average log-probability), unless it looks like silence.
+/// (compression ratio) or unlikely (average log-probability), unless it looks like silence or
+/// the time budget (counted from `started`) is spent. When every attempt fails, keeps the one
+/// `params.fallback_choice` says.
 fn decode_with_fallback(
     model: &Whisper,
     tokenizer: &Tokenizer,
     features: &Tensor,
     base: &WindowOptions,
     params: &TranscribeParams,
+    started: Instant,
     timings: &mut Timings,
-) -> Result<WindowResult, ModelError> {
-    let mut last = None;
+) -> Result<Kept, ModelError> {
+    let mut attempts = Vec::new();
     for (attempt, &temperature) in params.temperatures.iter().enumerate() {
+        let out_of_time = params
+            .fallback_time_budget
+            .is_some_and(|budget| started.elapsed() >= budget);
+        if attempt > 0 && out_of_time {
+            break;
+        }
         let mut opts = base.clone();
         opts.temperature = temperature;
         opts.seed = base.seed.wrapping_add(attempt as u64);
         let result = decode_window(model, tokenizer, features, &opts)?;
         timings.attempts += 1;
         if !needs_fallback(&result, params) {
-            return Ok(result);
+            return Ok(Kept {
+                window: result,
+                unreliable: false,
+            });
         }
-        last = Some(result);
+        attempts.push(result);
     }
-    Ok(last.expect("at least one temperature"))
+    Ok(keep(attempts, params))
+}
+
+/// The attempt kept when all failed (see [`FallbackChoice`]); `attempts` is not empty.
+fn keep(mut attempts: Vec<WindowResult>, params: &TranscribeParams) -> Kept {
+    let best_index = |candidates: &[(usize, &WindowResult)]| {
+        candidates
+            .iter()
+            .max_by(|a, b| a.1.avg_logprob.total_cmp(&b.1.avg_logprob))
+            .map(|(i, _)| *i)
+    };
+    let index = match params.fallback_choice {
+        FallbackChoice::Hottest => attempts.len() - 1,
+        FallbackChoice::Best | FallbackChoice::BestIfReliable => {
+            let all: Vec<(usize, &WindowResult)> = attempts.iter().enumerate().collect();
+            let compressible: Vec<(usize, &WindowResult)> = all
+                .iter()
+                .copied()
+                .filter(|(_, r)| {
+                    params
+                        .compression_ratio_threshold
+                        .is_none_or(|t| r.compression_ratio <= t)
+                })
+                .collect();
+            best_index(&compressible)
+                .or_else(|| best_index(&all))
+                .unwrap_or(attempts.len() - 1)
+        }
+    };
+    let window = attempts.swap_remove(index);
+    let below_logprob = params
+        .logprob_threshold
+        .is_some_and(|t| window.avg_logprob < t);
+    let too_repetitive = params
+        .compression_ratio_threshold
+        .is_some_and(|t| window.compression_ratio > t);
+    let unreliable = params.fallback_choice == FallbackChoice::BestIfReliable
+        && (below_logprob || too_repetitive);
+    Kept { window, unreliable }
 }
 
 fn needs_fallback(result: &WindowResult, params: &TranscribeParams) -> bool {
@@ -549,4 +625,63 @@ pub fn non_speech_tokens(tokenizer: &Tokenizer) -> Vec<u32> {
     result.sort_unstable();
     result.dedup();
     result
+}
+
+#[cfg(test)]
+mod fallback_tests {
+    use super::{keep, FallbackChoice, TranscribeParams, WindowResult};
+
+    fn attempt(avg_logprob: f32, compression_ratio: f32, temperature: f32) -> WindowResult {
+        WindowResult {
+            tokens: vec![1, 2, 3],
+            text: format!("t{temperature}"),
+            avg_logprob,
+            no_speech_prob: 0.1,
+            temperature,
+            compression_ratio,
+        }
+    }
+
+    fn attempts() -> Vec<WindowResult> {
+        vec![
+            attempt(-1.5, 1.2, 0.0),
+            attempt(-1.1, 1.3, 0.2),
+            attempt(-0.9, 3.0, 0.4), // most likely, but repetitive
+            attempt(-2.5, 1.1, 0.6),
+        ]
+    }
+
+    fn params(choice: FallbackChoice) -> TranscribeParams {
+        TranscribeParams {
+            fallback_choice: choice,
+            ..TranscribeParams::default()
+        }
+    }
+
+    #[test]
+    fn openai_keeps_the_hottest_attempt() {
+        let kept = keep(attempts(), &params(FallbackChoice::Hottest));
+        assert_eq!(kept.window.temperature, 0.6);
+        assert!(!kept.unreliable);
+    }
+
+    #[test]
+    fn best_keeps_the_likeliest_attempt_under_the_compression_threshold() {
+        let kept = keep(attempts(), &params(FallbackChoice::Best));
+        assert_eq!(kept.window.temperature, 0.2);
+        assert!(!kept.unreliable);
+        // All repetitive: the likeliest overall.
+        let repetitive = vec![attempt(-1.5, 3.0, 0.0), attempt(-1.2, 2.9, 0.2)];
+        let kept = keep(repetitive, &params(FallbackChoice::Best));
+        assert_eq!(kept.window.temperature, 0.2);
+    }
+
+    #[test]
+    fn best_if_reliable_drops_a_best_attempt_below_the_thresholds() {
+        let kept = keep(attempts(), &params(FallbackChoice::BestIfReliable));
+        assert_eq!(kept.window.temperature, 0.2);
+        assert!(kept.unreliable, "avg log-probability -1.1 is below -1.0");
+        let fine = vec![attempt(-1.5, 1.2, 0.0), attempt(-0.8, 1.2, 0.2)];
+        assert!(!keep(fine, &params(FallbackChoice::BestIfReliable)).unreliable);
+    }
 }
