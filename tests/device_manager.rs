@@ -677,7 +677,15 @@ fn without_a_gpu_only_the_cpu_is_listed_and_used() {
 
     let table = Run::new(state.command(&[]).arg("devices").output().unwrap());
     table.assert_success();
-    let first: Vec<&str> = table.stdout.lines().take(2).collect();
-    assert_eq!(first, ["cpu — CPU", "model placement: cpu (no usable GPU)"]);
+    let first: Vec<&str> = table.stdout.lines().take(3).collect();
+    assert_eq!(
+        first,
+        [
+            format!("libtorch {}", report["libtorch"].as_str().unwrap()).as_str(),
+            "cpu — CPU",
+            "model placement: cpu (no usable GPU)"
+        ]
+    );
+    assert!(report["libtorch"].as_str().unwrap().starts_with("2.13.0"));
     assert_eq!(table.stderr, "");
 }
