@@ -157,6 +157,7 @@ impl WorkerThread {
                 let warm_started = Instant::now();
                 warm_up(&mut transcriber);
                 let warm_up = warm_started.elapsed();
+                crate::platform::release_freed_memory();
                 self.notices(&mut transcriber);
                 let device = transcriber.device();
                 self.transcriber = Some(transcriber);

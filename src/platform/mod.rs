@@ -176,6 +176,20 @@ pub fn library_dir_among(paths: &[String], name: &str) -> Option<std::path::Path
     })
 }
 
+/// Hands memory freed by the allocator back to the system (glibc keeps freed heap pages for
+/// reuse: after a model load that is the float16 → float32 conversion's temporaries).
+pub fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        extern "C" {
+            fn malloc_trim(pad: usize) -> i32;
+        }
+        unsafe {
+            malloc_trim(0);
+        }
+    }
+}
+
 /// Whether this process may send keystrokes to other apps: macOS's Accessibility permission
 /// (`AXIsProcessTrusted`; a grant goes stale when the app is rebuilt or moved). `None` where no
 /// such permission exists (X11).
