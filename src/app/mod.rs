@@ -117,13 +117,8 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         paths.recordings_dir.clone(),
         settings.keep_recordings.max(1),
     );
-    let worker = Worker::spawn(
-        RecordingStore::new(
-            paths.recordings_dir.clone(),
-            settings.keep_recordings.max(1),
-        ),
-        sender(&proxy, AppEvent::Worker),
-    )?;
+    let last_recording = recordings.latest();
+    let worker = Worker::spawn(recordings, sender(&proxy, AppEvent::Worker))?;
     let output = Output::spawn(sender(&proxy, AppEvent::Output))?;
 
     let mode = HotkeyMode::parse(&settings.hotkey_mode).unwrap_or(HotkeyMode::Hold);
@@ -140,7 +135,7 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         recorder,
         worker,
         output,
-        recordings,
+        last_recording,
         tray: None,
         stages: HashMap::new(),
         pending_audio: HashMap::new(),
@@ -207,7 +202,8 @@ struct App {
     recorder: Recorder,
     worker: Worker,
     output: Output,
-    recordings: RecordingStore,
+    /// The newest saved recording ("Retry last recording"); the worker saves them.
+    last_recording: Option<PathBuf>,
     tray: Option<Tray>,
     login_item: Option<LoginItem>,
     stages: HashMap<u64, Stages>,
@@ -277,7 +273,7 @@ impl App {
                     self.transcribe(id, JobAudio::Recorded(samples));
                 }
             }
-            Action::TranscribeSaved { id } => match self.recordings.latest() {
+            Action::TranscribeSaved { id } => match self.last_recording.clone() {
                 Some(path) => {
                     tracing::info!(id, path = %path.display(), "retrying a saved recording");
                     self.stages.insert(
@@ -419,6 +415,9 @@ impl App {
                 engine,
                 level,
             } => {
+                if recording.is_some() {
+                    self.last_recording.clone_from(&recording);
+                }
                 let stage = self.stages.entry(id).or_default();
                 stage.text = Some(at);
                 stage.engine = engine;
@@ -735,7 +734,7 @@ impl App {
             device.as_ref().map(|(d, w)| (d.as_str(), w.as_str())),
         );
         tray.set_status(&line);
-        tray.set_retry_enabled(self.recordings.latest().is_some());
+        tray.set_retry_enabled(self.last_recording.is_some());
     }
 
     fn notify(&self, notice: &Notice) {

@@ -159,7 +159,7 @@ impl Tray {
 
         let language_menu = Submenu::new(l.language, true);
         let [(pl, pl_label), (en, en_label)] = main_languages(model.lang);
-        let mut language_choices = vec![
+        let language_choices = vec![
             ("auto".to_string(), l.lang_auto.to_string(), true),
             (
                 "auto:pl,en".to_string(),
@@ -181,7 +181,6 @@ impl Tray {
             MenuAction::Language(v.into()).id()
         });
         let _ = language_menu.append(&more);
-        language_choices.extend(more_choices);
         let mut language_items = languages_main.items;
         language_items.extend(languages_more.items);
         let languages = Radio {

@@ -158,7 +158,7 @@ impl WorkerThread {
                 warm_up(&mut transcriber);
                 let warm_up = warm_started.elapsed();
                 crate::platform::release_freed_memory();
-                self.notices(&mut transcriber);
+                emit_notices(&self.emit, &mut transcriber);
                 let device = transcriber.device();
                 self.transcriber = Some(transcriber);
                 self.load_error = None;
@@ -219,7 +219,7 @@ impl WorkerThread {
         let started = Instant::now();
         let result = transcriber.transcribe(&samples, &params);
         let engine = started.elapsed();
-        self.notices_of_current();
+        emit_notices(&self.emit, transcriber);
         let outcome = match result {
             Ok(transcript) => match judge(&transcript, &level) {
                 Ok(text) => Outcome::Text(text),
@@ -247,19 +247,13 @@ impl WorkerThread {
             level,
         });
     }
+}
 
-    fn notices(&self, transcriber: &mut Transcriber) {
-        let notices = transcriber.take_notices();
-        if !notices.is_empty() {
-            (self.emit)(WorkerEvent::Notices(notices));
-        }
-    }
-
-    fn notices_of_current(&mut self) {
-        if let Some(mut transcriber) = self.transcriber.take() {
-            self.notices(&mut transcriber);
-            self.transcriber = Some(transcriber);
-        }
+/// Sends the device manager's messages since the last call, if any.
+fn emit_notices(emit: &dyn Fn(WorkerEvent), transcriber: &mut Transcriber) {
+    let notices = transcriber.take_notices();
+    if !notices.is_empty() {
+        emit(WorkerEvent::Notices(notices));
     }
 }
 

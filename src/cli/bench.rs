@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use tch::Kind;
 use whisper_dictation::audio::wav::read_wav_16k;
 use whisper_dictation::device::errors::classify;
-use whisper_dictation::device::workload::dictation_workloads;
+use whisper_dictation::device::workload::{dictation_workloads, Workload};
 use whisper_dictation::device::DeviceKind;
 use whisper_dictation::paths;
 use whisper_dictation::whisper::{Engine, LoadOptions, TranscribeParams};
@@ -40,11 +40,6 @@ pub struct BenchArgs {
 }
 
 const SAMPLE_RATE: usize = 16_000;
-
-struct Workload {
-    name: String,
-    audio: Vec<f32>,
-}
 
 #[derive(Debug, Clone, Serialize)]
 struct Timing {
@@ -189,13 +184,7 @@ pub fn run(args: BenchArgs) -> anyhow::Result<()> {
 /// The clips given, or the app's short and long dictation workloads.
 fn workloads(clips: &[PathBuf]) -> anyhow::Result<Vec<Workload>> {
     if clips.is_empty() {
-        return Ok(dictation_workloads()?
-            .into_iter()
-            .map(|w| Workload {
-                name: w.name.to_string(),
-                audio: w.audio,
-            })
-            .collect());
+        return Ok(dictation_workloads()?);
     }
     clips
         .iter()

@@ -16,7 +16,7 @@ pub const SAMPLE_RATE: u32 = 16_000;
 const LONG_REPEATS: usize = 6;
 
 pub struct Workload {
-    pub name: &'static str,
+    pub name: String,
     /// 16 kHz mono.
     pub audio: Vec<f32>,
 }
@@ -39,11 +39,11 @@ pub fn dictation_workloads() -> Result<Vec<Workload>, AudioError> {
     }
     Ok(vec![
         Workload {
-            name: "short",
+            name: "short".into(),
             audio: short,
         },
         Workload {
-            name: "long",
+            name: "long".into(),
             audio: long,
         },
     ])
