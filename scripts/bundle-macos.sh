@@ -93,6 +93,8 @@ manifest_partial="$manifest.partial"
 zip_name="Whisper-Dictation-$version-macos-arm64.zip"
 
 rm -rf "$stage" "$manifest_partial"
+# A failed run leaves nothing half-made (on success both have been renamed already).
+trap 'rm -rf "$stage" "$manifest_partial" "$out/$zip_name.partial"' EXIT
 record() { local IFS=$'\t'; printf '%s\n' "$*" >> "$manifest_partial"; }
 {
   echo "# Written by scripts/bundle-macos.sh. One step per line, tab-separated; paths relative to"
@@ -159,7 +161,7 @@ exe_rel="Contents/MacOS/$exe_name"
 lc_rpaths() { otool -l "$1" | awk '/cmd LC_RPATH/ { getline; getline; print $2 }'; }
 if [ "$mode" = macos ]; then
   while read -r rpath; do
-    [ -n "$rpath" ] && [ "$rpath" != "$frameworks_rpath" ] || continue
+    case "$rpath" in ''|"$frameworks_rpath") continue ;; esac
     install_name_tool -delete_rpath "$rpath" "$stage/$exe_rel"
     record rpath-delete "$exe_rel" "$rpath"
   done < <(lc_rpaths "$stage/$exe_rel")

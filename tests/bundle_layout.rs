@@ -1,0 +1,457 @@
+//! The macOS app bundle, as far as it can be checked off a Mac: `scripts/bundle-macos.sh
+//! --layout-only` run with a placeholder binary and placeholder libtorch dylibs, then the
+//! bundle's files, its Info.plist (parsed back with the `plist` crate), the Polish strings, the
+//! entitlements, the icon container, the manifest of rpaths / install names / signatures, and
+//! the zip. What only a Mac can do (install_name_tool, codesign, ditto) is recorded in the
+//! manifest, and checked there against what the script is meant to do.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const APP: &str = "Whisper Dictation.app";
+const DYLIBS: [&str; 4] = [
+    "libtorch.dylib",
+    "libtorch_cpu.dylib",
+    "libc10.dylib",
+    "libomp.dylib",
+];
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A placeholder "release binary" and libtorch `lib/` folder: the four dylibs the app needs,
+/// one it must leave out (the Python bindings), and libomp as a symbolic link as in some
+/// installs (the bundle must hold the file, not the link).
+struct Fixture {
+    dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    fn new() -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let lib = dir.path().join("libtorch/lib");
+        fs::create_dir_all(&lib).unwrap();
+        fs::write(
+            dir.path().join("whisper-dictation"),
+            b"\xcf\xfa\xed\xfe placeholder binary",
+        )
+        .unwrap();
+        for name in [
+            "libtorch.dylib",
+            "libtorch_cpu.dylib",
+            "libc10.dylib",
+            "libtorch_python.dylib",
+        ] {
+            fs::write(lib.join(name), format!("placeholder {name}")).unwrap();
+        }
+        fs::write(lib.join("libomp.5.dylib"), "placeholder libomp").unwrap();
+        std::os::unix::fs::symlink("libomp.5.dylib", lib.join("libomp.dylib")).unwrap();
+        Fixture { dir }
+    }
+
+    fn lib(&self) -> PathBuf {
+        self.dir.path().join("libtorch/lib")
+    }
+
+    fn out(&self) -> PathBuf {
+        self.dir.path().join("out")
+    }
+
+    fn app(&self) -> PathBuf {
+        self.out().join(APP)
+    }
+
+    fn bundle(&self, extra: &[&str]) -> Output {
+        let mut command = Command::new("bash");
+        command
+            .arg(root().join("scripts/bundle-macos.sh"))
+            .arg("--binary")
+            .arg(self.dir.path().join("whisper-dictation"))
+            .arg("--libtorch-lib")
+            .arg(self.lib())
+            .arg("--out")
+            .arg(self.out())
+            .args(extra);
+        command.output().expect("bash runs")
+    }
+
+    fn bundle_ok(&self) {
+        let output = self.bundle(&["--layout-only"]);
+        assert!(
+            output.status.success(),
+            "bundle-macos.sh failed:\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}
+
+/// Every file under `dir`, relative, with `/` separators.
+fn files_under(dir: &Path) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(current) = stack.pop() {
+        for entry in fs::read_dir(&current).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = fs::symlink_metadata(&path).unwrap();
+            assert!(
+                !meta.file_type().is_symlink(),
+                "a link in the bundle: {}",
+                path.display()
+            );
+            if meta.is_dir() {
+                stack.push(path);
+            } else {
+                let rel = path.strip_prefix(dir).unwrap();
+                found.insert(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    found
+}
+
+fn dict(path: &Path) -> plist::Dictionary {
+    plist::Value::from_file(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .into_dictionary()
+        .unwrap_or_else(|| panic!("{} is not a dictionary", path.display()))
+}
+
+fn string<'a>(dict: &'a plist::Dictionary, key: &str) -> &'a str {
+    dict.get(key)
+        .and_then(plist::Value::as_string)
+        .unwrap_or_else(|| panic!("{key} missing or not a string"))
+}
+
+/// The manifest's steps: (step, fields).
+fn manifest(out: &Path) -> Vec<(String, Vec<String>)> {
+    fs::read_to_string(out.join("bundle-manifest.tsv"))
+        .unwrap()
+        .lines()
+        .filter(|line| !line.starts_with('#') && !line.is_empty())
+        .map(|line| {
+            let mut fields = line.split('\t').map(str::to_string);
+            (fields.next().unwrap(), fields.collect())
+        })
+        .collect()
+}
+
+fn steps<'a>(manifest: &'a [(String, Vec<String>)], step: &str) -> Vec<&'a [String]> {
+    manifest
+        .iter()
+        .filter(|(s, _)| s == step)
+        .map(|(_, fields)| fields.as_slice())
+        .collect()
+}
+
+#[test]
+fn the_layout_holds_the_binary_the_dylibs_the_icon_and_the_plists() {
+    let fixture = Fixture::new();
+    fixture.bundle_ok();
+    let app = fixture.app();
+
+    let mut expected: BTreeSet<String> = [
+        "Contents/Info.plist",
+        "Contents/PkgInfo",
+        "Contents/MacOS/whisper-dictation",
+        "Contents/Resources/AppIcon.icns",
+        "Contents/Resources/en.lproj/InfoPlist.strings",
+        "Contents/Resources/pl.lproj/InfoPlist.strings",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    expected.extend(DYLIBS.iter().map(|d| format!("Contents/Frameworks/{d}")));
+    assert_eq!(files_under(&app), expected, "libtorch_python must stay out");
+
+    // The binary and the dylibs are the given files, byte for byte (the link followed).
+    let exe = app.join("Contents/MacOS/whisper-dictation");
+    assert_eq!(
+        fs::read(&exe).unwrap(),
+        fs::read(fixture.dir.path().join("whisper-dictation")).unwrap()
+    );
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        fs::metadata(&exe).unwrap().permissions().mode() & 0o777,
+        0o755
+    );
+    for dylib in DYLIBS {
+        assert_eq!(
+            fs::read(app.join("Contents/Frameworks").join(dylib)).unwrap(),
+            fs::read(fixture.lib().join(dylib)).unwrap(),
+            "{dylib}"
+        );
+    }
+    assert_eq!(fs::read(app.join("Contents/PkgInfo")).unwrap(), b"APPL????");
+    assert_eq!(
+        fs::read(app.join("Contents/Resources/AppIcon.icns")).unwrap(),
+        fs::read(root().join("assets/icons/AppIcon.icns")).unwrap()
+    );
+
+    // Info.plist, parsed back.
+    let info = dict(&app.join("Contents/Info.plist"));
+    let version = env!("CARGO_PKG_VERSION"); // Cargo's own reading of Cargo.toml
+    assert_eq!(string(&info, "CFBundleShortVersionString"), version);
+    assert_eq!(string(&info, "CFBundleVersion"), version);
+    assert_eq!(
+        info.get("LSUIElement").and_then(plist::Value::as_boolean),
+        Some(true)
+    );
+    assert_eq!(string(&info, "CFBundleIdentifier"), "app.whisper-dictation");
+    assert_eq!(string(&info, "CFBundlePackageType"), "APPL");
+    assert_eq!(string(&info, "CFBundleExecutable"), "whisper-dictation");
+    assert!(app
+        .join("Contents/MacOS")
+        .join(string(&info, "CFBundleExecutable"))
+        .is_file());
+    let icon = string(&info, "CFBundleIconFile");
+    assert!(
+        app.join("Contents/Resources")
+            .join(format!("{icon}.icns"))
+            .is_file(),
+        "{icon}"
+    );
+    let minimum = string(&info, "LSMinimumSystemVersion");
+    let major: u32 = minimum.split('.').next().unwrap().parse().unwrap();
+    assert!(
+        major >= 12,
+        "{minimum}: tao/tray-icon and MPS want macOS 12 or later"
+    );
+    let microphone = string(&info, "NSMicrophoneUsageDescription");
+    assert!(
+        microphone.len() > 40 && microphone.contains("Whisper Dictation"),
+        "{microphone}"
+    );
+    let localizations: Vec<&str> = info
+        .get("CFBundleLocalizations")
+        .and_then(plist::Value::as_array)
+        .expect("CFBundleLocalizations")
+        .iter()
+        .filter_map(plist::Value::as_string)
+        .collect();
+    assert!(
+        localizations.contains(&"pl") && localizations.contains(&"en"),
+        "{localizations:?}"
+    );
+    let text = fs::read_to_string(app.join("Contents/Info.plist")).unwrap();
+    assert!(!text.contains("@VERSION@"), "placeholder left");
+
+    // The Polish microphone prompt (a .strings file in property-list form).
+    let pl = dict(&app.join("Contents/Resources/pl.lproj/InfoPlist.strings"));
+    let prompt = string(&pl, "NSMicrophoneUsageDescription");
+    assert!(prompt.contains("głos") && prompt != microphone, "{prompt}");
+    let en = dict(&app.join("Contents/Resources/en.lproj/InfoPlist.strings"));
+    assert_eq!(string(&en, "NSMicrophoneUsageDescription"), microphone);
+}
+
+#[test]
+fn the_manifest_records_rpaths_install_names_and_signatures() {
+    let fixture = Fixture::new();
+    fixture.bundle_ok();
+    let app = fixture.app();
+    let manifest = manifest(&fixture.out());
+
+    assert_eq!(
+        steps(&manifest, "mode"),
+        vec![["layout-only".to_string()].as_slice()]
+    );
+    assert_eq!(steps(&manifest, "version")[0][0], env!("CARGO_PKG_VERSION"));
+    assert_eq!(steps(&manifest, "bundle")[0][0], APP);
+
+    // Every file listed exists, and every file in the bundle is listed.
+    let listed: BTreeSet<String> = steps(&manifest, "file")
+        .iter()
+        .map(|f| f[0].clone())
+        .collect();
+    assert_eq!(listed, files_under(&app));
+
+    // The executable: the build's absolute rpath to libtorch goes, the Frameworks one comes.
+    let exe = "Contents/MacOS/whisper-dictation";
+    let canonical_lib = fs::canonicalize(fixture.lib()).unwrap();
+    assert_eq!(
+        steps(&manifest, "rpath-delete"),
+        vec![[
+            exe.to_string(),
+            canonical_lib.to_string_lossy().into_owned()
+        ]
+        .as_slice()]
+    );
+    let ensured = steps(&manifest, "rpath-ensure");
+    assert!(ensured.contains(
+        &[
+            exe.to_string(),
+            "@executable_path/../Frameworks".to_string()
+        ]
+        .as_slice()
+    ));
+
+    // Each dylib: install name @rpath/<name>, only the relative @loader_path rpath, signed.
+    for dylib in DYLIBS {
+        let rel = format!("Contents/Frameworks/{dylib}");
+        assert!(
+            steps(&manifest, "id").contains(&[rel.clone(), format!("@rpath/{dylib}")].as_slice()),
+            "{dylib}"
+        );
+        assert!(
+            ensured.contains(&[rel.clone(), "@loader_path".to_string()].as_slice()),
+            "{dylib}"
+        );
+        assert!(
+            steps(&manifest, "sign").contains(&[rel, "-".to_string()].as_slice()),
+            "{dylib}"
+        );
+    }
+    assert_eq!(steps(&manifest, "id").len(), DYLIBS.len());
+
+    // The app last, ad hoc, with the entitlements file that exists and asks for the microphone.
+    let signs = steps(&manifest, "sign");
+    let app_sign = signs.last().unwrap();
+    assert_eq!(app_sign[0], ".");
+    assert_eq!(app_sign[1], "-");
+    assert_eq!(app_sign[3], "runtime=no");
+    let entitlements = app_sign[2].strip_prefix("entitlements=").unwrap();
+    let entitlements = dict(&root().join(entitlements));
+    assert_eq!(
+        entitlements
+            .get("com.apple.security.device.audio-input")
+            .and_then(plist::Value::as_boolean),
+        Some(true)
+    );
+    assert!(
+        !entitlements.contains_key("com.apple.security.cs.disable-library-validation"),
+        "not needed: see the comment in the entitlements file"
+    );
+}
+
+#[test]
+fn the_zip_holds_the_app_at_its_top() {
+    if Command::new("zip").arg("-v").output().is_err() {
+        eprintln!("no zip tool here: the archive step is skipped by the script too");
+        return;
+    }
+    let fixture = Fixture::new();
+    fixture.bundle_ok();
+    let name = format!(
+        "Whisper-Dictation-{}-macos-arm64.zip",
+        env!("CARGO_PKG_VERSION")
+    );
+    let zip = fs::read(fixture.out().join(&name)).unwrap();
+    assert!(zip.starts_with(b"PK\x03\x04"));
+    for entry in [
+        "Whisper Dictation.app/Contents/Info.plist",
+        "Whisper Dictation.app/Contents/Frameworks/libomp.dylib",
+    ] {
+        assert!(
+            zip.windows(entry.len()).any(|w| w == entry.as_bytes()),
+            "{entry}"
+        );
+    }
+    assert_eq!(steps(&manifest(&fixture.out()), "zip")[0][0], name);
+}
+
+#[test]
+fn a_second_run_replaces_the_bundle_and_a_failed_one_leaves_no_debris() {
+    let fixture = Fixture::new();
+    fixture.bundle_ok();
+    fs::write(fixture.app().join("Contents/Resources/stale.txt"), "old").unwrap();
+    fixture.bundle_ok();
+    assert!(!fixture.app().join("Contents/Resources/stale.txt").exists());
+
+    fs::remove_file(fixture.lib().join("libc10.dylib")).unwrap();
+    let output = fixture.bundle(&["--layout-only"]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("libc10.dylib"), "{stderr}");
+    let mut left: Vec<String> = fs::read_dir(fixture.out())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    let zip = format!(
+        "Whisper-Dictation-{}-macos-arm64.zip",
+        env!("CARGO_PKG_VERSION")
+    );
+    let mut expected = vec![APP.to_string(), "bundle-manifest.tsv".to_string()];
+    if fixture.out().join(&zip).exists() {
+        expected.push(zip);
+    }
+    expected.sort();
+    assert_eq!(left, expected, "no .partial left behind");
+}
+
+#[cfg(not(target_os = "macos"))]
+#[test]
+fn off_a_mac_only_the_layout_can_run() {
+    let fixture = Fixture::new();
+    let output = fixture.bundle(&[]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--layout-only"), "{stderr}");
+    assert!(!fixture.app().exists());
+}
+
+/// The icon container: 'icns', the total length, then (type, length, PNG) entries whose PNG
+/// size matches the type. Also what `scripts/make-icns.py` promises: all eleven types.
+#[test]
+fn the_app_icon_is_a_well_formed_icns_of_pngs() {
+    let data = fs::read(root().join("assets/icons/AppIcon.icns")).unwrap();
+    assert_eq!(&data[..4], b"icns");
+    let total = u32::from_be_bytes(data[4..8].try_into().unwrap()) as usize;
+    assert_eq!(total, data.len());
+    let sizes = [
+        ("icp4", 16),
+        ("icp5", 32),
+        ("icp6", 64),
+        ("ic07", 128),
+        ("ic08", 256),
+        ("ic09", 512),
+        ("ic10", 1024),
+        ("ic11", 32),
+        ("ic12", 64),
+        ("ic13", 256),
+        ("ic14", 512),
+    ];
+    let mut seen = Vec::new();
+    let mut at = 8;
+    while at < data.len() {
+        let kind = std::str::from_utf8(&data[at..at + 4]).unwrap().to_string();
+        let len = u32::from_be_bytes(data[at + 4..at + 8].try_into().unwrap()) as usize;
+        assert!(
+            len > 8 && at + len <= data.len(),
+            "{kind}: bad length {len}"
+        );
+        let png = &data[at + 8..at + len];
+        assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "{kind} is not a PNG");
+        assert_eq!(&png[12..16], b"IHDR");
+        let width = u32::from_be_bytes(png[16..20].try_into().unwrap());
+        let height = u32::from_be_bytes(png[20..24].try_into().unwrap());
+        let want = sizes
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .unwrap_or_else(|| panic!("unexpected type {kind}"))
+            .1;
+        assert_eq!((width, height), (want, want), "{kind}");
+        // Decodes, and is not blank: the artwork is there.
+        let decoder = png::Decoder::new(std::io::Cursor::new(png));
+        let mut reader = decoder.read_info().unwrap();
+        let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+        let frame = reader.next_frame(&mut pixels).unwrap();
+        let opaque = pixels[..frame.buffer_size()]
+            .chunks(4)
+            .filter(|p| p[3] == 255)
+            .count();
+        let area = (want * want) as usize;
+        assert!(
+            opaque > area / 3 && opaque < area,
+            "{kind}: {opaque} of {area} opaque"
+        );
+        seen.push(kind);
+        at += len;
+    }
+    let mut expected: Vec<String> = sizes.iter().map(|(k, _)| k.to_string()).collect();
+    expected.sort();
+    seen.sort();
+    assert_eq!(seen, expected);
+}
