@@ -2,12 +2,14 @@
 //! model turns recordings into what would be pasted. Silence and faint noise give nothing (and
 //! the engine's own "you" on silence is recognised as a hallucination), speech gives its words,
 //! every recording is saved before transcription, a saved recording can be retried, and a
-//! recording that could not be transcribed is kept.
+//! recording that could not be transcribed is kept. The head of a recording transcribed at
+//! key-up gives the text when the tail after it is quiet, and is thrown away when it is not.
 
 mod common;
 
 use std::sync::mpsc;
 use std::time::Duration;
+use whisper_dictation::app::early;
 use whisper_dictation::app::verdict::{judge, Empty};
 use whisper_dictation::app::worker::{
     Job, JobAudio, ModelRequest, Outcome, Worker, WorkerCommand, WorkerEvent,
@@ -101,6 +103,37 @@ impl Harness {
         }
     }
 
+    /// Sends the head of recording `id` early, then the whole recording; returns the outcome
+    /// and whether the early result was used.
+    fn transcribe_with_head(&self, id: u64, head: Vec<f32>, whole: Vec<f32>) -> (Outcome, bool) {
+        let params = TranscribeParams {
+            language: Some("en".into()),
+            ..TranscribeParams::default()
+        };
+        self.worker.send(WorkerCommand::TranscribeEarly(Job {
+            id,
+            audio: JobAudio::Recorded(head),
+            params: params.clone(),
+        }));
+        self.worker.send(WorkerCommand::Transcribe(Job {
+            id,
+            audio: JobAudio::Recorded(whole),
+            params,
+        }));
+        loop {
+            if let WorkerEvent::Done {
+                id: done,
+                outcome,
+                early,
+                ..
+            } = self.events.recv_timeout(WAIT).expect("the worker answers")
+            {
+                assert_eq!(done, id);
+                return (outcome, early);
+            }
+        }
+    }
+
     fn saved(&self) -> usize {
         std::fs::read_dir(&self.recordings).map_or(0, |d| d.count())
     }
@@ -187,4 +220,37 @@ fn whispers_you_on_digital_silence_is_judged_a_hallucination() {
         Err(Empty::NoText) => {} // an engine that says nothing is fine too
         other => panic!("silence gave {other:?} from {:?}", transcript.text),
     }
+}
+
+#[test]
+fn the_head_transcribed_at_key_up_stands_only_when_the_tail_is_quiet() {
+    let h = Harness::new();
+    h.load();
+    let speech = clip("en_kal.wav");
+    assert!(
+        early::worth_starting(&speech, 16_000, &GateConfig::default()),
+        "the clip ends in quiet, as a dictation does when the speaker has finished"
+    );
+
+    // The tail is room noise: the head's text is the recording's text.
+    let room = clip("near_silent_5s.wav")[..4_800].to_vec();
+    let (outcome, used_early) =
+        h.transcribe_with_head(1, speech.clone(), [speech.clone(), room].concat());
+    assert!(used_early, "{outcome:?}");
+    let text = words(&outcome);
+    assert!(text.contains("dentist") && text.contains("morning"), "{text}");
+
+    // Speech went on after key-up: the early result is dropped and the whole recording,
+    // the words after key-up included, is transcribed.
+    let more = clip("en_slt.wav");
+    let (outcome, used_early) =
+        h.transcribe_with_head(2, speech.clone(), [speech, more].concat());
+    assert!(!used_early, "{outcome:?}");
+    let text = words(&outcome);
+    assert!(
+        text.contains("dentist") && text.contains("quarterly"),
+        "{text}"
+    );
+    // Both whole recordings were saved for retry.
+    assert_eq!(h.saved(), 2);
 }

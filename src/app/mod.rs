@@ -7,6 +7,7 @@
 //! → text judged (silence and hallucinations dropped) → delivered (paste / type / copy). Each
 //! one logs its stage timings from key-up.
 
+pub mod early;
 pub mod notify;
 pub mod output;
 pub mod state;
@@ -182,6 +183,8 @@ struct Stages {
     audio: Option<Instant>,
     text: Option<Instant>,
     engine: Duration,
+    /// The text came from the audio up to key-up, transcribed while the tail was recorded.
+    early: bool,
 }
 
 struct LoadedModel {
@@ -325,6 +328,19 @@ impl App {
                     "first audio after key-down"
                 );
             }
+            RecorderEvent::Head { id, samples } => {
+                let gate = crate::audio::level::GateConfig::default();
+                if self.dictation.awaits_text(id)
+                    && early::worth_starting(&samples, 16_000, &gate) {
+                    tracing::debug!(id, "transcribing the audio up to key-up");
+                    let params = worker::params_from(&self.settings);
+                    self.worker.send(WorkerCommand::TranscribeEarly(Job {
+                        id,
+                        audio: JobAudio::Recorded(samples),
+                        params,
+                    }));
+                }
+            }
             RecorderEvent::Audio { id, samples, ended } => {
                 let stage = self.stages.entry(id).or_default();
                 stage.audio = Some(Instant::now());
@@ -414,6 +430,7 @@ impl App {
                 at,
                 engine,
                 level,
+                early,
             } => {
                 if recording.is_some() {
                     self.last_recording.clone_from(&recording);
@@ -421,6 +438,7 @@ impl App {
                 let stage = self.stages.entry(id).or_default();
                 stage.text = Some(at);
                 stage.engine = engine;
+                stage.early = early;
                 match outcome {
                     Outcome::Text(text) => self.deliver(id, text),
                     Outcome::Empty(empty) => {
@@ -491,6 +509,7 @@ impl App {
                     key_up_to_text_ms = ms(stage.text),
                     key_up_to_pasted_ms = ms(Some(delivered.at)),
                     engine_ms = stage.engine.as_millis() as u64,
+                    early = stage.early,
                     modifiers_wait_ms = delivered.waited_for_modifiers.as_millis() as u64,
                     clipboard_restored = delivered.restored_clipboard,
                     output = delivered.mode.name(),

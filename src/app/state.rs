@@ -183,6 +183,12 @@ impl Dictation {
         }
     }
 
+    /// Whether recording `id` has stopped and is waiting for its text, with the model ready to
+    /// give it.
+    pub fn awaits_text(&self, id: u64) -> bool {
+        self.in_flight.contains(&id) && self.model == ModelState::Ready
+    }
+
     /// Recordings handed to the worker or awaited from the recorder.
     pub fn queued(&self) -> usize {
         self.in_flight.len()

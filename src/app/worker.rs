@@ -2,9 +2,15 @@
 //! manager chose), loads and warms it at start and after every model or device change, and turns
 //! recordings into text one at a time, in the order they were made. Each recording is written to
 //! disk before it is transcribed, so a failure leaves it for "Retry last recording".
+//!
+//! A recording's head (the audio up to key-up) may arrive first as
+//! [`WorkerCommand::TranscribeEarly`]: its result is kept and used for the whole recording when
+//! the tail that follows is quiet (see [`super::early`]), so the text is ready about one tail
+//! sooner.
 
+use super::early;
 use super::verdict::{gate, judge, Empty};
-use crate::audio::level::{GateConfig, Level};
+use crate::audio::level::{loudest_frame, GateConfig, Level};
 use crate::audio::wav::read_wav_16k;
 use crate::command_thread::CommandThread;
 use crate::device::manager::DeviceManager;
@@ -54,6 +60,8 @@ pub enum JobAudio {
 pub enum WorkerCommand {
     Load(ModelRequest),
     Transcribe(Job),
+    /// The head of a recording whose [`WorkerCommand::Transcribe`] follows with the same id.
+    TranscribeEarly(Job),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -92,6 +100,8 @@ pub enum WorkerEvent {
         /// Time in Whisper (mel + encoder + decoder).
         engine: Duration,
         level: Option<Level>,
+        /// The text came from the recording's head, transcribed before the tail arrived.
+        early: bool,
     },
 }
 
@@ -107,6 +117,7 @@ impl Worker {
             WorkerThread {
                 transcriber: None,
                 load_error: None,
+                early: None,
                 recordings,
                 emit: Box::new(emit),
             }
@@ -123,6 +134,8 @@ impl Worker {
 struct WorkerThread {
     transcriber: Option<Transcriber>,
     load_error: Option<String>,
+    /// The result for the head of the recording being finished.
+    early: Option<EarlyResult>,
     recordings: RecordingStore,
     emit: Box<dyn Fn(WorkerEvent) + Send>,
 }
@@ -133,6 +146,7 @@ impl WorkerThread {
             match command {
                 WorkerCommand::Load(request) => self.load(request),
                 WorkerCommand::Transcribe(job) => self.transcribe(job),
+                WorkerCommand::TranscribeEarly(job) => self.transcribe_early(job),
             }
         }
     }
@@ -199,25 +213,93 @@ impl WorkerThread {
                 }
             },
         };
+        if let Some(early) = self.early.take().filter(|e| e.id == job.id) {
+            let gate_config = GateConfig::default();
+            let quiet_tail = early::tail_is_quiet(
+                &samples,
+                early.head_len,
+                early.head_peak,
+                SAMPLE_RATE,
+                &gate_config,
+            );
+            if quiet_tail && !matches!(early.recognised.outcome, Outcome::Failed(_)) {
+                let Recognised {
+                    outcome,
+                    engine,
+                    level,
+                } = early.recognised;
+                return (self.emit)(WorkerEvent::Done {
+                    id: job.id,
+                    outcome,
+                    recording,
+                    at: Instant::now(),
+                    engine,
+                    level,
+                    early: true,
+                });
+            }
+            tracing::info!(
+                id = job.id,
+                "speech went on after key-up: transcribing the whole recording"
+            );
+        }
+        let Recognised {
+            outcome,
+            engine,
+            level,
+        } = self.recognise(&samples, &job.params);
+        (self.emit)(WorkerEvent::Done {
+            id: job.id,
+            outcome,
+            recording,
+            at: Instant::now(),
+            engine,
+            level,
+            early: false,
+        });
+    }
+
+    /// Transcribes a recording's head and keeps the result for the [`WorkerCommand::Transcribe`]
+    /// of the same recording.
+    fn transcribe_early(&mut self, job: Job) {
+        let JobAudio::Recorded(head) = job.audio else {
+            return;
+        };
+        let recognised = self.recognise(&head, &job.params);
+        self.early = Some(EarlyResult {
+            id: job.id,
+            head_len: head.len(),
+            head_peak: loudest_frame(&head, SAMPLE_RATE),
+            recognised,
+        });
+    }
+
+    /// Gate, Whisper and verdict on 16 kHz mono `samples`.
+    fn recognise(&mut self, samples: &[f32], params: &TranscribeParams) -> Recognised {
         let gate_config = GateConfig::default();
-        let level = Level::measure(&samples, SAMPLE_RATE, &gate_config);
+        let level = Level::measure(samples, SAMPLE_RATE, &gate_config);
+        let refused = |outcome| Recognised {
+            outcome,
+            engine: Duration::ZERO,
+            level: Some(level),
+        };
         if let Err(empty) = gate(&level, &gate_config) {
-            return self.done(job.id, Outcome::Empty(empty), recording, Some(level));
+            return refused(Outcome::Empty(empty));
         }
         let Some(transcriber) = self.transcriber.as_mut() else {
             let reason = self
                 .load_error
                 .clone()
                 .unwrap_or_else(|| "the model is not loaded".into());
-            return self.done(job.id, Outcome::Failed(reason), recording, Some(level));
+            return refused(Outcome::Failed(reason));
         };
         let seconds = samples.len() as f32 / SAMPLE_RATE as f32;
-        let mut params = job.params.for_dictation(seconds);
+        let mut params = params.clone().for_dictation(seconds);
         if params.beam_size.is_none() {
             params.beam_size = default_beam_size(transcriber.device());
         }
         let started = Instant::now();
-        let result = transcriber.transcribe(&samples, &params);
+        let result = transcriber.transcribe(samples, &params);
         let engine = started.elapsed();
         emit_notices(&self.emit, transcriber);
         let outcome = match result {
@@ -227,14 +309,11 @@ impl WorkerThread {
             },
             Err(e) => Outcome::Failed(e.to_string()),
         };
-        (self.emit)(WorkerEvent::Done {
-            id: job.id,
+        Recognised {
             outcome,
-            recording,
-            at: Instant::now(),
             engine,
             level: Some(level),
-        });
+        }
     }
 
     fn done(&self, id: u64, outcome: Outcome, recording: Option<PathBuf>, level: Option<Level>) {
@@ -245,8 +324,24 @@ impl WorkerThread {
             at: Instant::now(),
             engine: Duration::ZERO,
             level,
+            early: false,
         });
     }
+}
+
+/// What the gate, Whisper and the verdict made of some audio.
+struct Recognised {
+    outcome: Outcome,
+    engine: Duration,
+    level: Option<Level>,
+}
+
+/// The result for a recording's head, waiting for the rest of the recording.
+struct EarlyResult {
+    id: u64,
+    head_len: usize,
+    head_peak: f32,
+    recognised: Recognised,
 }
 
 /// Sends the device manager's messages since the last call, if any.

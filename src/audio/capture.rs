@@ -59,6 +59,13 @@ pub enum RecorderEvent {
     },
     /// The first audio callback after the start command (how long the microphone took).
     FirstAudio { id: u64, after_start: Duration },
+    /// The audio up to the moment the key went up, sent before the [`TAIL`] is recorded so
+    /// transcription can start at once; [`RecorderEvent::Audio`] follows with the tail.
+    Head {
+        id: u64,
+        /// 16 kHz mono.
+        samples: Vec<f32>,
+    },
     Audio {
         id: u64,
         /// 16 kHz mono.
@@ -237,6 +244,7 @@ impl RecorderThread {
             return;
         }
         if deliver {
+            self.emit_head(id);
             std::thread::sleep(TAIL);
             self.watch();
         }
@@ -264,6 +272,23 @@ impl RecorderThread {
             };
             (self.emit)(RecorderEvent::Audio { id, samples, ended });
         }
+    }
+
+    /// Sends what was recorded so far, as [`RecorderEvent::Head`].
+    fn emit_head(&self, id: u64) {
+        let (samples, rate) = {
+            let shared = lock(&self.shared);
+            (
+                shared.recording.clone().unwrap_or_default(),
+                self.stream.as_ref().map_or(TARGET_RATE, |s| s.rate),
+            )
+        };
+        let samples = if rate == TARGET_RATE {
+            samples
+        } else {
+            resample(&samples, rate, TARGET_RATE)
+        };
+        (self.emit)(RecorderEvent::Head { id, samples });
     }
 
     /// Reports the first audio of a recording, stream errors, and a microphone gone silent.

@@ -71,6 +71,18 @@ impl Level {
     }
 }
 
+/// RMS of the loudest 30 ms frame of `samples` (0 for no audio); a short last frame counts.
+pub fn loudest_frame(samples: &[f32], sample_rate: u32) -> f32 {
+    let frame = ((sample_rate as f32 * FRAME_SECONDS) as usize).max(1);
+    samples
+        .chunks(frame)
+        .map(|chunk| {
+            let sq: f64 = chunk.iter().map(|&s| f64::from(s) * f64::from(s)).sum();
+            (sq / chunk.len() as f64).sqrt() as f32
+        })
+        .fold(0.0, f32::max)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,6 +148,16 @@ mod tests {
         let level = Level::measure(&audio, RATE, &config);
         assert!(!level.has_sound(&config), "{level:?}");
         assert!(level.peak_frame_rms > 0.3);
+    }
+
+    #[test]
+    fn loudest_frame_finds_the_burst() {
+        let mut audio = vec![0.0; RATE as usize];
+        audio.extend(sine(0.1, 0.2));
+        let loudest = loudest_frame(&audio, RATE);
+        assert!((loudest - 0.2 / 2f32.sqrt()).abs() < 0.01, "{loudest}");
+        assert_eq!(loudest_frame(&[], RATE), 0.0);
+        assert_eq!(loudest_frame(&vec![0.0; 100], RATE), 0.0);
     }
 
     #[test]
