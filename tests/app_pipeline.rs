@@ -238,13 +238,15 @@ fn the_head_transcribed_at_key_up_stands_only_when_the_tail_is_quiet() {
         h.transcribe_with_head(1, speech.clone(), [speech.clone(), room].concat());
     assert!(used_early, "{outcome:?}");
     let text = words(&outcome);
-    assert!(text.contains("dentist") && text.contains("morning"), "{text}");
+    assert!(
+        text.contains("dentist") && text.contains("morning"),
+        "{text}"
+    );
 
     // Speech went on after key-up: the early result is dropped and the whole recording,
     // the words after key-up included, is transcribed.
     let more = clip("en_slt.wav");
-    let (outcome, used_early) =
-        h.transcribe_with_head(2, speech.clone(), [speech, more].concat());
+    let (outcome, used_early) = h.transcribe_with_head(2, speech.clone(), [speech, more].concat());
     assert!(!used_early, "{outcome:?}");
     let text = words(&outcome);
     assert!(

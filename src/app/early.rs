@@ -122,6 +122,12 @@ mod tests {
         // No tail at all (the microphone delivered nothing more), or a shorter recording
         // than the head (resampling rounding): nothing new was said.
         assert!(tail_is_quiet(&head, head.len(), peak, RATE, &gate));
-        assert!(tail_is_quiet(&head[..head.len() - 3], head.len(), peak, RATE, &gate));
+        assert!(tail_is_quiet(
+            &head[..head.len() - 3],
+            head.len(),
+            peak,
+            RATE,
+            &gate
+        ));
     }
 }

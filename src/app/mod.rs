@@ -330,8 +330,8 @@ impl App {
             }
             RecorderEvent::Head { id, samples } => {
                 let gate = crate::audio::level::GateConfig::default();
-                if self.dictation.awaits_text(id)
-                    && early::worth_starting(&samples, 16_000, &gate) {
+                if self.dictation.awaits_text(id) && early::worth_starting(&samples, 16_000, &gate)
+                {
                     tracing::debug!(id, "transcribing the audio up to key-up");
                     let params = worker::params_from(&self.settings);
                     self.worker.send(WorkerCommand::TranscribeEarly(Job {
