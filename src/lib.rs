@@ -15,6 +15,7 @@ pub mod i18n;
 pub mod inject;
 pub mod logging;
 pub mod login_item;
+pub mod models;
 pub mod paths;
 pub mod platform;
 pub mod recordings;
