@@ -50,9 +50,19 @@ impl UiLang {
     }
 
     /// The language for this process: [`UI_LANG_ENV_VAR`] if set and non-empty, else the
-    /// POSIX variables.
+    /// POSIX variables; when none of them is set (a Mac app started from Finder or at login
+    /// has no `LANG`), the user's preferred language from the platform (macOS `AppleLanguages`).
     pub fn detect() -> UiLang {
-        Self::detect_with(|name| std::env::var(name).ok())
+        let var = |name: &str| std::env::var(name).ok();
+        let any_set = [UI_LANG_ENV_VAR, "LC_ALL", "LC_MESSAGES", "LANG"]
+            .iter()
+            .any(|name| var(name).is_some_and(|v| !v.trim().is_empty()));
+        if !any_set {
+            if let Some(preferred) = crate::platform::preferred_language() {
+                return UiLang::parse(&preferred);
+            }
+        }
+        Self::detect_with(var)
     }
 
     /// [`UiLang::detect`] with the environment supplied by `var` (for tests).

@@ -2,7 +2,14 @@
 //! LaunchAgent plist on macOS, a freedesktop autostart `.desktop` entry elsewhere. This module
 //! owns generating those files (portable functions, tested on every OS) and installing,
 //! removing and repointing them; which kind applies is asked of `platform::login_item_kind`.
+//!
+//! From a macOS bundle the LaunchAgent runs the bundle's own binary
+//! (`…/Whisper Dictation.app/Contents/MacOS/whisper-dictation`) and names the bundle in
+//! `AssociatedBundleIdentifiers`, so System Settings → General → Login Items lists it as
+//! Whisper Dictation. The app re-points the file at start when it has moved ([`LoginItem::repoint`]);
+//! from a translocated copy (see `bundle`) no entry is written, because that path is temporary.
 
+use crate::bundle::{Location, BUNDLE_ID};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -22,6 +29,15 @@ pub enum LoginItemKind {
     XdgAutostart,
 }
 
+/// Why launch at login cannot be offered for this copy of the app.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LoginItemError {
+    /// macOS runs a quarantined download from a temporary mount; an entry pointing there would
+    /// break at the next login.
+    #[error("the app runs from a temporary translocated copy ({0}); move it to /Applications with Finder and open it from there")]
+    Translocated(PathBuf),
+}
+
 /// One launch-at-login file: where it goes and what it should contain.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoginItem {
@@ -30,8 +46,17 @@ pub struct LoginItem {
 }
 
 /// A macOS LaunchAgent that starts `exe` once at login, in the user's GUI session, and does not
-/// restart it when it quits (quitting from the menu must stick).
+/// restart it when it quits (quitting from the menu must stick). When `exe` is a bundle's
+/// binary, the bundle is named too (`AssociatedBundleIdentifiers`, read by macOS 13 and later).
 pub fn launch_agent_plist(exe: &Path) -> String {
+    let associated = if Location::of(exe).bundle.is_some() {
+        format!(
+            "\t<key>AssociatedBundleIdentifiers</key>\n\t<string>{}</string>\n",
+            xml_escape(BUNDLE_ID)
+        )
+    } else {
+        String::new()
+    };
     format!(
         r#"<?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
@@ -51,7 +76,7 @@ pub fn launch_agent_plist(exe: &Path) -> String {
 	<string>Interactive</string>
 	<key>LimitLoadToSessionType</key>
 	<string>Aqua</string>
-</dict>
+{associated}</dict>
 </plist>
 "#,
         label = xml_escape(LAUNCH_AGENT_LABEL),
@@ -114,6 +139,26 @@ fn desktop_exec_quote(arg: &str) -> String {
 }
 
 impl LoginItem {
+    /// The login item for the app at `location`, or why there can be none (translocated).
+    pub fn for_location(
+        kind: LoginItemKind,
+        home: &Path,
+        xdg_config_home: Option<&Path>,
+        location: &Location,
+    ) -> Result<LoginItem, LoginItemError> {
+        if location.translocated {
+            return Err(LoginItemError::Translocated(
+                location.shown_path().to_path_buf(),
+            ));
+        }
+        Ok(LoginItem::for_platform(
+            kind,
+            home,
+            xdg_config_home,
+            &location.exe,
+        ))
+    }
+
     /// The login item for `kind`: `home/Library/LaunchAgents/<label>.plist`, or
     /// `(xdg_config_home or home/.config)/autostart/whisper-dictation.desktop`.
     pub fn for_platform(
@@ -325,6 +370,58 @@ mod tests {
 
         let plain = xdg_autostart_entry(Path::new("/usr/bin/whisper-dictation"));
         assert!(plain.contains("\nExec=\"/usr/bin/whisper-dictation\"\n"));
+    }
+
+    #[test]
+    fn from_a_bundle_the_agent_runs_the_bundles_binary_and_names_the_bundle() {
+        let exe = Path::new("/Applications/Whisper Dictation.app/Contents/MacOS/whisper-dictation");
+        let plist = launch_agent_plist(exe);
+        assert_well_formed_xml(&plist);
+        assert!(plist.contains(
+            "<key>AssociatedBundleIdentifiers</key>\n\t<string>app.whisper-dictation</string>\n</dict>"
+        ));
+        assert!(plist.contains(
+            "<array>\n\t\t<string>/Applications/Whisper Dictation.app/Contents/MacOS/whisper-dictation</string>\n\t</array>"
+        ));
+        // A loose binary (cargo's target folder) names no bundle.
+        let loose =
+            launch_agent_plist(Path::new("/Users/ala/src/target/release/whisper-dictation"));
+        assert_well_formed_xml(&loose);
+        assert!(!loose.contains("AssociatedBundleIdentifiers"));
+
+        // Moved from ~/Downloads to /Applications: the entry follows on the next start.
+        let home = tempfile::tempdir().unwrap();
+        let before = Location::of(Path::new(
+            "/Users/ala/Downloads/Whisper Dictation.app/Contents/MacOS/whisper-dictation",
+        ));
+        let after = Location::of(exe);
+        let kind = LoginItemKind::LaunchAgent;
+        let old = LoginItem::for_location(kind, home.path(), None, &before).unwrap();
+        old.enable().unwrap();
+        let new = LoginItem::for_location(kind, home.path(), None, &after).unwrap();
+        assert!(new.repoint().unwrap());
+        let written = fs::read_to_string(&new.path).unwrap();
+        assert!(written.contains(
+            "<string>/Applications/Whisper Dictation.app/Contents/MacOS/whisper-dictation</string>"
+        ));
+        assert!(!written.contains("Downloads"));
+    }
+
+    #[test]
+    fn a_translocated_copy_gets_no_login_item() {
+        let location = Location::of(Path::new(
+            "/private/var/folders/xy/T/AppTranslocation/0C1D/d/Whisper Dictation.app/Contents/MacOS/whisper-dictation",
+        ));
+        let home = Path::new("/Users/ala");
+        let err =
+            LoginItem::for_location(LoginItemKind::LaunchAgent, home, None, &location).unwrap_err();
+        assert_eq!(
+            err,
+            LoginItemError::Translocated(PathBuf::from(
+                "/private/var/folders/xy/T/AppTranslocation/0C1D/d/Whisper Dictation.app"
+            ))
+        );
+        assert!(err.to_string().contains("/Applications"));
     }
 
     #[test]

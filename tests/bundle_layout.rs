@@ -199,7 +199,10 @@ fn the_layout_holds_the_binary_the_dylibs_the_icon_and_the_plists() {
         info.get("LSUIElement").and_then(plist::Value::as_boolean),
         Some(true)
     );
-    assert_eq!(string(&info, "CFBundleIdentifier"), "app.whisper-dictation");
+    assert_eq!(
+        string(&info, "CFBundleIdentifier"),
+        whisper_dictation::bundle::BUNDLE_ID
+    );
     assert_eq!(string(&info, "CFBundlePackageType"), "APPL");
     assert_eq!(string(&info, "CFBundleExecutable"), "whisper-dictation");
     assert!(app

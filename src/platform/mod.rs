@@ -208,14 +208,83 @@ pub fn accessibility_trusted() -> Option<bool> {
     }
 }
 
+/// The microphone authorisation as macOS's `AVCaptureDevice authorizationStatusForMediaType:
+/// AVMediaTypeAudio` returns it (0 not determined, 1 restricted, 2 denied, 3 authorized; read
+/// by `permissions::MicrophoneAccess`). `None` where no such permission exists.
+pub fn microphone_authorization() -> Option<i64> {
+    #[cfg(target_os = "macos")]
+    {
+        use std::ffi::c_void;
+        #[link(name = "AVFoundation", kind = "framework")]
+        extern "C" {
+            static AVMediaTypeAudio: *const c_void;
+        }
+        #[link(name = "objc")]
+        extern "C" {
+            fn objc_getClass(name: *const std::os::raw::c_char) -> *const c_void;
+            fn sel_registerName(name: *const std::os::raw::c_char) -> *const c_void;
+            fn objc_msgSend();
+        }
+        // objc_msgSend must be called through a pointer of the method's exact type (arm64).
+        type StatusFn = unsafe extern "C" fn(*const c_void, *const c_void, *const c_void) -> isize;
+        unsafe {
+            let class = objc_getClass(c"AVCaptureDevice".as_ptr());
+            if class.is_null() {
+                return None;
+            }
+            let selector = sel_registerName(c"authorizationStatusForMediaType:".as_ptr());
+            let send: StatusFn = std::mem::transmute(objc_msgSend as unsafe extern "C" fn());
+            Some(send(class, selector, AVMediaTypeAudio) as i64)
+        }
+    }
+    #[cfg(not(target_os = "macos"))]
+    {
+        None
+    }
+}
+
+/// The user's preferred languages on macOS (`defaults read -g AppleLanguages`, e.g. "pl-PL"),
+/// the first one: an app started from Finder has no `LANG`. `None` elsewhere or on failure.
+pub fn preferred_language() -> Option<String> {
+    #[cfg(target_os = "macos")]
+    {
+        let out = std::process::Command::new("/usr/bin/defaults")
+            .args(["read", "-g", "AppleLanguages"])
+            .output()
+            .ok()?;
+        first_apple_language(&String::from_utf8_lossy(&out.stdout))
+    }
+    #[cfg(not(target_os = "macos"))]
+    {
+        None
+    }
+}
+
+/// The first entry of `defaults`' old-style array, `(\n    "pl-PL",\n    en\n)` (portable).
+pub fn first_apple_language(text: &str) -> Option<String> {
+    let inner = text.trim().strip_prefix('(')?.strip_suffix(')')?;
+    let first = inner.split(',').next()?.trim().trim_matches('"').trim();
+    (!first.is_empty()).then(|| first.to_string())
+}
+
 /// Opens a folder in the system's file manager (Finder, or the XDG default), without waiting.
 pub fn open_folder(path: &std::path::Path) -> std::io::Result<()> {
+    open_with_system(path.as_os_str())
+}
+
+/// Opens a URL (e.g. a System Settings pane, `x-apple.systempreferences:…`) with the system's
+/// handler, without waiting.
+pub fn open_url(url: &str) -> std::io::Result<()> {
+    open_with_system(std::ffi::OsStr::new(url))
+}
+
+fn open_with_system(target: &std::ffi::OsStr) -> std::io::Result<()> {
     #[cfg(target_os = "macos")]
     let opener = "open";
     #[cfg(not(target_os = "macos"))]
     let opener = "xdg-open";
     let mut child = std::process::Command::new(opener)
-        .arg(path)
+        .arg(target)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -278,6 +347,19 @@ mod tests {
             Some(std::path::PathBuf::from("/opt/torch/lib"))
         );
         assert_eq!(library_dir_among(&paths, "libtorch_cuda"), None);
+    }
+
+    #[test]
+    fn the_first_preferred_language_is_read_from_defaults_output() {
+        let out = "(\n    \"pl-PL\",\n    \"en-PL\"\n)\n";
+        assert_eq!(first_apple_language(out), Some("pl-PL".into()));
+        assert_eq!(first_apple_language("(\n    en\n)"), Some("en".into()));
+        assert_eq!(first_apple_language("()"), None);
+        assert_eq!(first_apple_language(""), None);
+        assert_eq!(
+            first_apple_language("The domain/default pair does not exist"),
+            None
+        );
     }
 
     #[test]
