@@ -3,6 +3,7 @@
 mod bench;
 mod device_args;
 mod devices;
+mod models;
 mod transcribe;
 
 use clap::{Parser, Subcommand};
@@ -32,6 +33,8 @@ enum Command {
     /// Time every device, precision and decoding mode on one clip and recommend the fastest
     /// that gives the reference text.
     Bench(bench::BenchArgs),
+    /// Models: list the catalogue and what is installed, download, remove, verify.
+    Models(models::ModelsArgs),
 }
 
 impl Cli {
@@ -51,5 +54,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Transcribe(args)) => transcribe::run(args),
         Some(Command::Devices(args)) => devices::run(args),
         Some(Command::Bench(args)) => bench::run(args),
+        Some(Command::Models(args)) => models::run(args),
     }
 }

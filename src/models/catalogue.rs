@@ -332,21 +332,30 @@ mod tests {
             "large-v3",
             "large-v3-turbo",
         ] {
-            assert_eq!(names.iter().filter(|n| **n == wanted).count(), 1, "{wanted}");
+            assert_eq!(
+                names.iter().filter(|n| **n == wanted).count(),
+                1,
+                "{wanted}"
+            );
         }
         for e in CATALOGUE {
             assert!(e.repo.contains('/') && !e.revision.is_empty(), "{e:?}");
             assert!(!e.advice_en.is_empty() && !e.advice_pl.is_empty(), "{e:?}");
-            assert_eq!(e.english_only, e.name.ends_with(".en") || e.name.starts_with("distil"));
+            assert_eq!(
+                e.english_only,
+                e.name.ends_with(".en") || e.name.starts_with("distil")
+            );
             assert!(e.memory_bytes() > e.download_bytes, "{e:?}");
             // float16 files: about two bytes per parameter.
             let ratio = e.download_bytes as f64 / (2 * e.parameters) as f64;
             assert!((0.9..1.1).contains(&ratio), "{}: {ratio}", e.name);
         }
         // Smallest first, so the menu reads in order of cost.
-        assert!(CATALOGUE.windows(2).all(|w| w[0].download_bytes <= w[1].download_bytes
-            || w[1].name == "large-v3-turbo"
-            || w[1].name == "distil-large-v3"));
+        assert!(CATALOGUE
+            .windows(2)
+            .all(|w| w[0].download_bytes <= w[1].download_bytes
+                || w[1].name == "large-v3-turbo"
+                || w[1].name == "distil-large-v3"));
         assert_eq!(find("large-v3").map(|e| e.n_mels), Some(128));
         assert_eq!(find("large-v3").unwrap().languages(), "100 languages");
         assert_eq!(find("base").unwrap().languages(), "99 languages");
@@ -355,20 +364,54 @@ mod tests {
 
     #[test]
     fn the_default_follows_the_machine() {
-        assert_eq!(suggest_default(&machine("linux", "x86_64", 8, false)), "base");
-        assert_eq!(suggest_default(&machine("linux", "x86_64", 64, false)), "base");
-        assert_eq!(suggest_default(&machine("linux", "aarch64", 1, false)), "tiny");
-        assert_eq!(suggest_default(&machine("linux", "x86_64", 32, true)), "large-v3-turbo");
-        assert_eq!(suggest_default(&machine("linux", "x86_64", 4, true)), "small");
-        assert_eq!(suggest_default(&machine("macos", "aarch64", 16, false)), "large-v3-turbo");
-        assert_eq!(suggest_default(&machine("macos", "aarch64", 8, false)), "small");
-        assert_eq!(suggest_default(&machine("macos", "aarch64", 4, false)), "base");
+        assert_eq!(
+            suggest_default(&machine("linux", "x86_64", 8, false)),
+            "base"
+        );
+        assert_eq!(
+            suggest_default(&machine("linux", "x86_64", 64, false)),
+            "base"
+        );
+        assert_eq!(
+            suggest_default(&machine("linux", "aarch64", 1, false)),
+            "tiny"
+        );
+        assert_eq!(
+            suggest_default(&machine("linux", "x86_64", 32, true)),
+            "large-v3-turbo"
+        );
+        assert_eq!(
+            suggest_default(&machine("linux", "x86_64", 4, true)),
+            "small"
+        );
+        assert_eq!(
+            suggest_default(&machine("macos", "aarch64", 16, false)),
+            "large-v3-turbo"
+        );
+        assert_eq!(
+            suggest_default(&machine("macos", "aarch64", 8, false)),
+            "small"
+        );
+        assert_eq!(
+            suggest_default(&machine("macos", "aarch64", 4, false)),
+            "base"
+        );
         // An Intel Mac has no MPS worth using: a CPU machine.
-        assert_eq!(suggest_default(&machine("macos", "x86_64", 32, false)), "base");
+        assert_eq!(
+            suggest_default(&machine("macos", "x86_64", 32, false)),
+            "base"
+        );
         // Memory unknown: the safe CPU choice.
-        assert_eq!(suggest_default(&machine("linux", "x86_64", 0, false)), "base");
+        assert_eq!(
+            suggest_default(&machine("linux", "x86_64", 0, false)),
+            "base"
+        );
         for gb in [0, 1, 4, 8, 16, 64] {
-            for (os, arch) in [("linux", "x86_64"), ("macos", "aarch64"), ("windows", "x86_64")] {
+            for (os, arch) in [
+                ("linux", "x86_64"),
+                ("macos", "aarch64"),
+                ("windows", "x86_64"),
+            ] {
                 for cuda in [false, true] {
                     let name = suggest_default(&machine(os, arch, gb, cuda));
                     let entry = find(name).expect("a catalogue entry");

@@ -332,13 +332,23 @@ fn fetch_verify_install(
                 .sum();
             let result = fetch_file(opts, &listing, file, *size, &path, &mut |fresh, now_len| {
                 fetched += fresh;
-                report(on_progress, Stage::Downloading, &file.name, others + now_len, total);
+                report(
+                    on_progress,
+                    Stage::Downloading,
+                    &file.name,
+                    others + now_len,
+                    total,
+                );
             });
             match result {
                 Ok(()) => break,
                 Err(e) if e.is_resumable() && attempt < opts.retries => {
                     attempt += 1;
-                    tracing::warn!(file = file.name, attempt, "retrying from where it stopped: {e}");
+                    tracing::warn!(
+                        file = file.name,
+                        attempt,
+                        "retrying from where it stopped: {e}"
+                    );
                     std::thread::sleep(opts.retry_pause);
                     cancelled()?;
                 }
@@ -354,7 +364,9 @@ fn fetch_verify_install(
     for (file, size) in &files {
         cancelled()?;
         let path = partial.join(&file.name);
-        let url = opts.client.file_url(&listing.repo, &listing.commit, &file.name);
+        let url = opts
+            .client
+            .file_url(&listing.repo, &listing.commit, &file.name);
         let hashes = hash_file(&path, &mut |n| {
             hashed += n;
             report(on_progress, Stage::Verifying, &file.name, hashed, total);
@@ -587,7 +599,9 @@ fn is_sha256(text: &str) -> bool {
 fn install(partial: &Path, target: &Path) -> Result<(), DownloadError> {
     let aside = target.with_file_name(format!(
         "{}.partial.old-{}",
-        target.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+        target
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
         std::process::id()
     ));
     let replacing = target.exists();

@@ -202,10 +202,13 @@ impl HubClient {
             url: url.clone(),
             detail: format!("not the hub's model JSON: {e}"),
         })?;
-        let commit = api.sha.filter(|s| !s.is_empty()).ok_or_else(|| HubError::BadResponse {
-            url: url.clone(),
-            detail: "no commit (`sha`) in the answer".into(),
-        })?;
+        let commit = api
+            .sha
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| HubError::BadResponse {
+                url: url.clone(),
+                detail: "no commit (`sha`) in the answer".into(),
+            })?;
         let files = api
             .siblings
             .into_iter()
@@ -238,7 +241,13 @@ impl HubClient {
     }
 
     /// Starts reading `file` from byte `offset` (0 = the whole file).
-    pub fn open(&self, repo: &str, commit: &str, file: &str, offset: u64) -> Result<Body, HubError> {
+    pub fn open(
+        &self,
+        repo: &str,
+        commit: &str,
+        file: &str,
+        offset: u64,
+    ) -> Result<Body, HubError> {
         let url = self.file_url(repo, commit, file);
         let range = (offset > 0).then(|| format!("bytes={offset}-"));
         let (response, hub) = match self.get(&url, range.as_deref()) {
@@ -263,9 +272,14 @@ impl HubClient {
                 });
             }
         }
-        let header_u64 =
-            |name: &str| response.header(name).and_then(|v| v.trim().parse::<u64>().ok());
-        let etag = hub.linked_etag.or_else(|| response.header("ETag").map(unquote));
+        let header_u64 = |name: &str| {
+            response
+                .header(name)
+                .and_then(|v| v.trim().parse::<u64>().ok())
+        };
+        let etag = hub
+            .linked_etag
+            .or_else(|| response.header("ETag").map(unquote));
         let (start, total) = match response.status() {
             206 => {
                 let content_range = response.header("Content-Range").unwrap_or("");
@@ -298,7 +312,11 @@ impl HubClient {
     /// GET with the hub's redirects followed (at most 5): a file stored in LFS answers with a
     /// redirect to its storage, carrying `X-Linked-Etag` (the SHA-256), `X-Linked-Size` and
     /// `X-Repo-Commit`, which are kept from the first answer that has them.
-    fn get(&self, url: &str, range: Option<&str>) -> Result<(ureq::Response, HubHeaders), HubError> {
+    fn get(
+        &self,
+        url: &str,
+        range: Option<&str>,
+    ) -> Result<(ureq::Response, HubHeaders), HubError> {
         let mut hub = HubHeaders::default();
         let mut current = url.to_string();
         for _ in 0..=5 {
@@ -307,7 +325,11 @@ impl HubClient {
                 request = request.set("Range", range);
             }
             // The token goes to the hub only, never to the storage it redirects to.
-            if let Some(token) = self.token.as_ref().filter(|_| current.starts_with(&self.endpoint)) {
+            if let Some(token) = self
+                .token
+                .as_ref()
+                .filter(|_| current.starts_with(&self.endpoint))
+            {
                 request = request.set("Authorization", &format!("Bearer {token}"));
             }
             let response = request.call().map_err(|e| self.error(&current, e))?;
@@ -315,10 +337,12 @@ impl HubClient {
             if !(300..400).contains(&response.status()) {
                 return Ok((response, hub));
             }
-            let location = response.header("Location").ok_or_else(|| HubError::BadResponse {
-                url: current.clone(),
-                detail: format!("HTTP {} without a Location", response.status()),
-            })?;
+            let location = response
+                .header("Location")
+                .ok_or_else(|| HubError::BadResponse {
+                    url: current.clone(),
+                    detail: format!("HTTP {} without a Location", response.status()),
+                })?;
             current = join_location(&current, location);
         }
         Err(HubError::BadResponse {
@@ -382,7 +406,9 @@ impl HubHeaders {
                 .and_then(|v| v.trim().parse().ok());
         }
         if self.repo_commit.is_none() {
-            self.repo_commit = response.header("X-Repo-Commit").map(|v| v.trim().to_string());
+            self.repo_commit = response
+                .header("X-Repo-Commit")
+                .map(|v| v.trim().to_string());
         }
     }
 }
@@ -408,7 +434,10 @@ fn join_location(current: &str, location: &str) -> String {
     if location.starts_with('/') {
         format!("{}{location}", &current[..host_end])
     } else {
-        let base = current.rfind('/').filter(|i| *i >= host_end).map_or(current.len(), |i| i + 1);
+        let base = current
+            .rfind('/')
+            .filter(|i| *i >= host_end)
+            .map_or(current.len(), |i| i + 1);
         format!("{}{location}", &current[..base])
     }
 }
@@ -445,7 +474,10 @@ mod tests {
 
     #[test]
     fn content_ranges_parse() {
-        assert_eq!(parse_content_range("bytes 100-199/1000"), Some((100, Some(1000))));
+        assert_eq!(
+            parse_content_range("bytes 100-199/1000"),
+            Some((100, Some(1000)))
+        );
         assert_eq!(parse_content_range("bytes 5-9/*"), Some((5, None)));
         assert_eq!(parse_content_range("bytes */1000"), None);
         assert_eq!(parse_content_range("nonsense"), None);
@@ -454,9 +486,18 @@ mod tests {
     #[test]
     fn redirects_resolve_like_a_browser() {
         let here = "http://127.0.0.1:8/o/r/resolve/c/model.bin";
-        assert_eq!(join_location(here, "https://cdn/x?y=1"), "https://cdn/x?y=1");
-        assert_eq!(join_location(here, "/cdn-lfs/abc"), "http://127.0.0.1:8/cdn-lfs/abc");
-        assert_eq!(join_location(here, "other.bin"), "http://127.0.0.1:8/o/r/resolve/c/other.bin");
+        assert_eq!(
+            join_location(here, "https://cdn/x?y=1"),
+            "https://cdn/x?y=1"
+        );
+        assert_eq!(
+            join_location(here, "/cdn-lfs/abc"),
+            "http://127.0.0.1:8/cdn-lfs/abc"
+        );
+        assert_eq!(
+            join_location(here, "other.bin"),
+            "http://127.0.0.1:8/o/r/resolve/c/other.bin"
+        );
         assert_eq!(unquote("W/\"abc\""), "abc");
     }
 

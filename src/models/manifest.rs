@@ -36,19 +36,37 @@ pub struct ManifestFile {
 /// A file that does not match the manifest.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Mismatch {
-    Missing { file: String },
-    Size { file: String, expected: u64, actual: u64 },
-    Sha256 { file: String, expected: String, actual: String },
+    Missing {
+        file: String,
+    },
+    Size {
+        file: String,
+        expected: u64,
+        actual: u64,
+    },
+    Sha256 {
+        file: String,
+        expected: String,
+        actual: String,
+    },
 }
 
 impl std::fmt::Display for Mismatch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Mismatch::Missing { file } => write!(f, "{file}: missing"),
-            Mismatch::Size { file, expected, actual } => {
+            Mismatch::Size {
+                file,
+                expected,
+                actual,
+            } => {
                 write!(f, "{file}: {actual} bytes, expected {expected}")
             }
-            Mismatch::Sha256 { file, expected, actual } => {
+            Mismatch::Sha256 {
+                file,
+                expected,
+                actual,
+            } => {
                 write!(f, "{file}: SHA-256 {actual}, expected {expected}")
             }
         }
@@ -124,8 +142,10 @@ impl Manifest {
                 });
                 continue;
             }
-            let hashes = hash_file(&path, on_bytes)
-                .map_err(|source| ManifestError::Io { path: path.clone(), source })?;
+            let hashes = hash_file(&path, on_bytes).map_err(|source| ManifestError::Io {
+                path: path.clone(),
+                source,
+            })?;
             if !hashes.sha256.eq_ignore_ascii_case(&file.sha256) {
                 mismatches.push(Mismatch::Sha256 {
                     file: file.name.clone(),
@@ -206,7 +226,8 @@ mod tests {
     #[test]
     fn a_manifest_round_trips_and_finds_every_kind_of_damage() {
         let dir = tempfile::tempdir().unwrap();
-        let write = |name: &str, bytes: &[u8]| std::fs::write(dir.path().join(name), bytes).unwrap();
+        let write =
+            |name: &str, bytes: &[u8]| std::fs::write(dir.path().join(name), bytes).unwrap();
         write("a", b"hello\n");
         write("b", b"12345");
         write("c", b"xyz");
@@ -237,10 +258,17 @@ mod tests {
         write("b", b"1234");
         std::fs::remove_file(dir.path().join("c")).unwrap();
         let found = manifest.check(dir.path(), &mut |_| {}).unwrap();
-        assert!(matches!(&found[0], Mismatch::Sha256 { file, .. } if file == "a"), "{found:?}");
+        assert!(
+            matches!(&found[0], Mismatch::Sha256 { file, .. } if file == "a"),
+            "{found:?}"
+        );
         assert_eq!(
             found[1],
-            Mismatch::Size { file: "b".into(), expected: 5, actual: 4 }
+            Mismatch::Size {
+                file: "b".into(),
+                expected: 5,
+                actual: 4
+            }
         );
         assert_eq!(found[2], Mismatch::Missing { file: "c".into() });
         assert!(found[1].to_string().contains("4 bytes, expected 5"));
