@@ -175,7 +175,7 @@ impl Problem {
     pub fn text(&self, lang: UiLang) -> (String, String) {
         let pl = lang == UiLang::Pl;
         let open = if pl {
-            "Kliknij w menu aplikacji „Uprawnienia…”, aby otworzyć właściwy panel."
+            "Wybierz w menu aplikacji „Uprawnienia…”, aby otworzyć właściwy panel."
         } else {
             "Choose “Permissions…” in the app's menu to open the right pane."
         };
@@ -369,6 +369,21 @@ pub fn solved_text(permission: Permission, lang: UiLang) -> Option<(String, Stri
     }
 }
 
+/// The answer to "Permissions…" when nothing is missing: (summary, body).
+pub fn all_granted_text(lang: UiLang) -> (String, String) {
+    if lang == UiLang::Pl {
+        (
+            "Uprawnienia w porządku".into(),
+            "Whisper Dictation ma dostęp do mikrofonu i może wklejać tekst.".into(),
+        )
+    } else {
+        (
+            "Permissions are fine".into(),
+            "Whisper Dictation may use the microphone and paste text.".into(),
+        )
+    }
+}
+
 /// The permissions menu item's label: a plain "Permissions…" when all is well, the problem in
 /// a few words when not (with `&` mnemonics as the rest of the menu).
 pub fn menu_label(problems: &[Problem], lang: UiLang) -> &'static str {
@@ -376,28 +391,28 @@ pub fn menu_label(problems: &[Problem], lang: UiLang) -> &'static str {
     match problems.first().map(Problem::permission) {
         None => {
             if pl {
-                "&Uprawnienia…"
+                "Up&rawnienia…"
             } else {
                 "&Permissions…"
             }
         }
         Some(Permission::Microphone) => {
             if pl {
-                "⚠ &Uprawnienia: mikrofon…"
+                "⚠ Up&rawnienia: mikrofon…"
             } else {
                 "⚠ &Permissions: microphone…"
             }
         }
         Some(Permission::Accessibility) => {
             if pl {
-                "⚠ &Uprawnienia: Dostępność (wklejanie)…"
+                "⚠ Up&rawnienia: Dostępność (wklejanie)…"
             } else {
                 "⚠ &Permissions: Accessibility (pasting)…"
             }
         }
         Some(Permission::Location) => {
             if pl {
-                "⚠ &Uprawnienia: przenieś aplikację…"
+                "⚠ Up&rawnienia: przenieś aplikację…"
             } else {
                 "⚠ &Permissions: move the app…"
             }
@@ -414,6 +429,7 @@ pub struct PermissionWatch {
     record: GrantRecord,
     problems: Vec<Problem>,
     pending: bool,
+    applies: bool,
 }
 
 impl PermissionWatch {
@@ -427,6 +443,7 @@ impl PermissionWatch {
             identity,
             problems: Vec::new(),
             pending: false,
+            applies: false,
         }
     }
 
@@ -445,11 +462,17 @@ impl PermissionWatch {
         let changes = changes(&self.problems, &result.problems);
         self.problems = result.problems;
         self.pending = result.pending;
+        self.applies = observed.microphone.is_some() || observed.accessibility.is_some();
         changes
     }
 
     pub fn problems(&self) -> &[Problem] {
         &self.problems
+    }
+
+    /// Whether this platform has these permissions at all (as of the last check): macOS.
+    pub fn applies(&self) -> bool {
+        self.applies
     }
 
     /// Whether to look again soon (something missing, or a prompt not answered yet).
@@ -763,6 +786,7 @@ mod tests {
         ));
         assert!(watch.wants_recheck());
         assert!(watch.update(&lost).new.is_empty(), "told once");
+        assert!(watch.applies());
 
         // The user re-adds it: solved, without a restart; the record now names this build.
         let changes = watch.update(&granted);

@@ -8,6 +8,7 @@
 //! one logs its stage timings from key-up.
 
 pub mod early;
+mod first_run;
 pub mod notify;
 pub mod output;
 pub mod state;
@@ -24,6 +25,7 @@ use crate::device::DeviceKind;
 use crate::i18n::UiLang;
 use crate::inject::OutputMode;
 use crate::login_item::LoginItem;
+use crate::permissions::PermissionWatch;
 use crate::recordings::RecordingStore;
 use crate::settings::Settings;
 use crate::single_instance::{InstanceError, InstanceLock};
@@ -129,6 +131,11 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         hotkey,
         dictation: Dictation::new(Config::new(mode, max)),
         login_item: login_item(),
+        permissions: PermissionWatch::new(
+            paths.state_dir.clone(),
+            crate::bundle::Location::current(),
+        ),
+        next_permission_check: None,
         settings,
         lang,
         paths,
@@ -150,20 +157,24 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         quit: false,
     };
     app.load_model();
-    let sends_keys = OutputMode::parse(&app.settings.output) != Some(OutputMode::Copy);
-    if sends_keys && crate::platform::accessibility_trusted() == Some(false) {
-        app.warned_accessibility = true;
-        app.notify(&Notice::AccessibilityMissing);
-    }
+    // macOS: microphone and Accessibility, said once each with what to do (first_run.rs).
+    app.warned_accessibility = app.check_permissions();
 
     event_loop.run_return(|event, _target, control_flow| {
         match event {
             Event::NewEvents(StartCause::Init) => app.build_tray(),
-            Event::NewEvents(StartCause::ResumeTimeReached { .. }) => app.input(Input::Tick),
+            Event::NewEvents(StartCause::ResumeTimeReached { .. }) => {
+                app.input(Input::Tick);
+                app.permissions_due(Instant::now());
+            }
             Event::UserEvent(event) => app.handle(event),
             _ => {}
         }
-        *control_flow = match (app.quit, app.dictation.next_deadline()) {
+        let deadline = match (app.dictation.next_deadline(), app.next_permission_check) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        *control_flow = match (app.quit, deadline) {
             (true, _) => ControlFlow::Exit,
             (false, Some(deadline)) => ControlFlow::WaitUntil(deadline),
             (false, None) => ControlFlow::Wait,
@@ -209,6 +220,9 @@ struct App {
     last_recording: Option<PathBuf>,
     tray: Option<Tray>,
     login_item: Option<LoginItem>,
+    /// macOS permissions: the last check and when to look again (first_run.rs).
+    permissions: PermissionWatch,
+    next_permission_check: Option<Instant>,
     stages: HashMap<u64, Stages>,
     pending_audio: HashMap<u64, Vec<f32>>,
     recent: VecDeque<String>,
@@ -495,7 +509,10 @@ impl App {
                 let wanted = OutputMode::parse(&self.settings.output).unwrap_or(OutputMode::Paste);
                 if wanted != delivered.mode && !self.warned_accessibility {
                     self.warned_accessibility = true;
-                    self.notify(&Notice::AccessibilityMissing);
+                    // The permission check says it best (stale grant or missing) when it knows.
+                    if !self.check_permissions() {
+                        self.notify(&Notice::AccessibilityMissing);
+                    }
                 }
                 let stage = self.stages.remove(&id).unwrap_or_default();
                 let ms = |at: Option<Instant>| match (stage.key_up, at) {
@@ -579,8 +596,10 @@ impl App {
                 self.settings.output = mode.name().to_string();
                 self.save_settings();
                 tracing::info!(output = mode.name(), "output mode changed");
+                self.check_permissions();
             }
             MenuAction::LaunchAtLogin => self.toggle_login_item(),
+            MenuAction::Permissions => self.permissions_clicked(),
             MenuAction::OpenLogs => {
                 if let Err(e) = crate::platform::open_folder(&self.paths.log_dir) {
                     tracing::warn!("cannot open {}: {e}", self.paths.log_dir.display());
@@ -696,6 +715,10 @@ impl App {
             available_devices: &available,
             microphones: &crate::audio::capture::input_device_names(),
             launch_at_login: self.login_item.as_ref().is_some_and(LoginItem::is_enabled),
+            permissions: self
+                .permissions
+                .applies()
+                .then(|| crate::permissions::menu_label(self.permissions.problems(), self.lang)),
         };
         match Tray::build(&model) {
             Ok(tray) => {
@@ -844,17 +867,24 @@ fn forward_menu(proxy: EventLoopProxy<AppEvent>) {
     }));
 }
 
-/// The launch-at-login file for this platform, pointing at this binary.
+/// The launch-at-login file for this platform, pointing at this binary (the bundle's, from a
+/// bundle); none from a translocated copy (the permission check tells the user to move it).
 fn login_item() -> Option<LoginItem> {
     let home = directories::BaseDirs::new()?.home_dir().to_path_buf();
-    let exe = std::env::current_exe().ok()?;
+    let location = crate::bundle::Location::current()?;
     let xdg = std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from);
-    let item = LoginItem::for_platform(
+    let item = match LoginItem::for_location(
         crate::platform::login_item_kind(),
         &home,
         xdg.as_deref(),
-        &exe,
-    );
+        &location,
+    ) {
+        Ok(item) => item,
+        Err(e) => {
+            tracing::warn!("no launch at login: {e}");
+            return None;
+        }
+    };
     // The app may have moved since the item was written: point it here again.
     match item.repoint() {
         Ok(true) => tracing::info!(path = %item.path.display(), "launch-at-login entry re-pointed"),

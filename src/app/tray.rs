@@ -31,6 +31,8 @@ pub enum MenuAction {
     Microphone(String),
     Output(OutputMode),
     LaunchAtLogin,
+    /// Re-check the permissions and open the System Settings pane of the first one missing.
+    Permissions,
     OpenLogs,
     Quit,
 }
@@ -48,6 +50,7 @@ impl MenuAction {
             MenuAction::Microphone(m) => format!("microphone:{m}"),
             MenuAction::Output(o) => format!("output:{}", o.name()),
             MenuAction::LaunchAtLogin => "login".into(),
+            MenuAction::Permissions => "permissions".into(),
             MenuAction::OpenLogs => "logs".into(),
             MenuAction::Quit => "quit".into(),
         }
@@ -66,6 +69,7 @@ impl MenuAction {
             ("microphone", m) => MenuAction::Microphone(m.to_string()),
             ("output", o) => MenuAction::Output(OutputMode::parse(o)?),
             ("login", "") => MenuAction::LaunchAtLogin,
+            ("permissions", "") => MenuAction::Permissions,
             ("logs", "") => MenuAction::OpenLogs,
             ("quit", "") => MenuAction::Quit,
             _ => return None,
@@ -118,6 +122,8 @@ pub struct Tray {
     microphones: Radio,
     outputs: Radio,
     login: CheckMenuItem,
+    /// "Permissions…" (macOS only: the platform has none to manage elsewhere).
+    permissions: Option<MenuItem>,
     labels: Labels,
 }
 
@@ -131,6 +137,8 @@ pub struct MenuModel<'a> {
     /// Input devices this machine lists.
     pub microphones: &'a [String],
     pub launch_at_login: bool,
+    /// The permissions item's label, where the platform has permissions (macOS).
+    pub permissions: Option<&'a str>,
 }
 
 impl Tray {
@@ -287,6 +295,14 @@ impl Tray {
             &quit,
         ];
         menu.append_items(&items).map_err(|e| e.to_string())?;
+        let permissions = model
+            .permissions
+            .map(|label| MenuItem::with_id(MenuAction::Permissions.id(), label, true, None));
+        if let Some(item) = &permissions {
+            let at = items.iter().position(|i| i.id() == login.id());
+            menu.insert(item, at.unwrap_or(items.len()))
+                .map_err(|e| e.to_string())?;
+        }
 
         let style = crate::platform::tray_icon_style();
         let first = load_icon(IconState::Transcribing, style)?;
@@ -314,6 +330,7 @@ impl Tray {
             microphones,
             outputs,
             login,
+            permissions,
             labels: l,
         };
         tray.set_recent(&[]);
@@ -354,6 +371,13 @@ impl Tray {
 
     pub fn set_microphone(&self, text: &str) {
         self.microphone.set_text(text);
+    }
+
+    /// The permissions item's label (it names what is missing).
+    pub fn set_permissions(&self, label: &str) {
+        if let Some(item) = &self.permissions {
+            item.set_text(label);
+        }
     }
 
     pub fn set_login(&self, enabled: bool) {
@@ -420,6 +444,7 @@ mod tests {
             MenuAction::Microphone("USB Audio: Mic (hw:1,0)".into()),
             MenuAction::Output(OutputMode::Copy),
             MenuAction::LaunchAtLogin,
+            MenuAction::Permissions,
             MenuAction::OpenLogs,
             MenuAction::Quit,
         ];

@@ -1,0 +1,88 @@
+//! The app's side of the macOS permissions (`crate::permissions` decides): a check at start,
+//! again every few seconds while something is missing or the microphone prompt is unanswered,
+//! when the output mode changes and when the user picks "Permissions…" in the menu (which also
+//! opens the System Settings pane of the first problem). New problems and solved ones become
+//! notifications, so a grant given in System Settings works without a restart. Off macOS the
+//! probes answer "no such permission" and none of this shows.
+
+use super::App;
+use crate::audio::capture::RecorderCommand;
+use crate::inject::OutputMode;
+use crate::permissions::{self, Permission, RECHECK_EVERY};
+use std::time::Instant;
+
+impl App {
+    /// Checks now: notifies what is newly missing and what now works, updates the menu item and
+    /// schedules the next check. Returns whether an Accessibility problem is known.
+    pub(super) fn check_permissions(&mut self) -> bool {
+        let sends_keys = OutputMode::parse(&self.settings.output) != Some(OutputMode::Copy);
+        let changes = self.permissions.update(&permissions::observe(sends_keys));
+        for problem in &changes.new {
+            tracing::warn!(?problem, "permission missing");
+            let (summary, body) = problem.text(self.lang);
+            self.notifier.send(summary, body);
+        }
+        for permission in &changes.solved {
+            tracing::info!(?permission, "permission now granted");
+            if let Some((summary, body)) = permissions::solved_text(*permission, self.lang) {
+                self.notifier.send(summary, body);
+            }
+            if *permission == Permission::Microphone {
+                self.reopen_microphone();
+            }
+        }
+        if let Some(tray) = &self.tray {
+            tray.set_permissions(permissions::menu_label(
+                self.permissions.problems(),
+                self.lang,
+            ));
+        }
+        self.next_permission_check = self
+            .permissions
+            .wants_recheck()
+            .then(|| Instant::now() + RECHECK_EVERY);
+        self.permissions
+            .problems()
+            .iter()
+            .any(|p| p.permission() == Permission::Accessibility)
+    }
+
+    /// On the event loop's timer: checks when one is due.
+    pub(super) fn permissions_due(&mut self, now: Instant) {
+        if self.next_permission_check.is_some_and(|due| due <= now) {
+            self.check_permissions();
+        }
+    }
+
+    /// "Permissions…": checks now, then shows the first problem and opens its pane, or says
+    /// that all is well.
+    pub(super) fn permissions_clicked(&mut self) {
+        self.check_permissions();
+        match self.permissions.problems().first().cloned() {
+            Some(problem) => {
+                let (summary, body) = problem.text(self.lang);
+                self.notifier.send(summary, body);
+                if let Some(pane) = problem.pane() {
+                    if let Err(e) = crate::platform::open_url(pane) {
+                        tracing::warn!("cannot open {pane}: {e}");
+                    }
+                }
+            }
+            None => {
+                let (summary, body) = permissions::all_granted_text(self.lang);
+                self.notifier.send(summary, body);
+            }
+        }
+    }
+
+    /// A stream opened while the microphone was refused delivers silence: open it again.
+    fn reopen_microphone(&self) {
+        let config = super::recorder_config(&self.settings);
+        if config.keep_open {
+            let mut closed = config.clone();
+            closed.keep_open = false;
+            self.recorder.send(RecorderCommand::Configure(closed));
+            self.recorder.send(RecorderCommand::Configure(config));
+        }
+    }
+}
