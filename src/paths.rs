@@ -87,9 +87,17 @@ pub fn recordings_dir() -> Result<PathBuf, PathError> {
     Ok(state_dir()?.join("recordings"))
 }
 
-/// Where installed models live, one folder per model name.
+/// Overrides where models are installed and looked up (tests, a models folder on another
+/// disk). `scripts/setup.sh` does not read it: it installs into the default folder.
+pub const MODELS_DIR_ENV: &str = "WHISPER_DICTATION_MODELS_DIR";
+
+/// Where installed models live, one folder per model name: `$WHISPER_DICTATION_MODELS_DIR`,
+/// else the data folder's `models`.
 pub fn models_dir() -> Result<PathBuf, PathError> {
-    Ok(data_dir()?.join("models"))
+    match std::env::var_os(MODELS_DIR_ENV) {
+        Some(dir) if !dir.is_empty() => Ok(PathBuf::from(dir)),
+        _ => Ok(data_dir()?.join("models")),
+    }
 }
 
 /// A `--model` argument: an existing directory is used as is; otherwise a name under
