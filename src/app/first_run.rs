@@ -4,12 +4,30 @@
 //! opens the System Settings pane of the first problem). New problems and solved ones become
 //! notifications, so a grant given in System Settings works without a restart. Off macOS the
 //! probes answer "no such permission" and none of this shows.
+//!
+//! Also here: a note in the log when `PYTORCH_ENABLE_MPS_FALLBACK` is set. libtorch reads it
+//! while it loads, before `main` (docs/M1_SETUP.md), so the app cannot set it and does not
+//! want to: it would turn the MPS failures the device manager handles into silent CPU copies.
 
 use super::App;
 use crate::audio::capture::RecorderCommand;
 use crate::inject::OutputMode;
 use crate::permissions::{self, Permission, RECHECK_EVERY};
 use std::time::Instant;
+
+/// The environment variable libtorch's MPS backend reads when it registers its fallback.
+pub const MPS_FALLBACK_ENV: &str = "PYTORCH_ENABLE_MPS_FALLBACK";
+
+/// Logs the MPS fallback switch when the user set it, since it changes what MPS failures look
+/// like in the log (an operation MPS lacks runs on the CPU instead of failing).
+pub(super) fn log_mps_fallback() {
+    if let Some(value) = std::env::var_os(MPS_FALLBACK_ENV) {
+        tracing::warn!(
+            value = %value.to_string_lossy(),
+            "{MPS_FALLBACK_ENV} is set: operations MPS lacks run on the CPU one by one instead of failing"
+        );
+    }
+}
 
 impl App {
     /// Checks now: notifies what is newly missing and what now works, updates the menu item and

@@ -70,6 +70,7 @@ pub struct AppPaths {
 /// Runs the app until Quit. Returns an error only for what stops it from starting at all.
 pub fn run(paths: AppPaths) -> anyhow::Result<()> {
     let (settings, settings_warning) = Settings::load(&paths.state_dir);
+    first_run::log_mps_fallback();
     let lang = crate::device::setup::ui_lang(None, &settings);
     let _instance = match InstanceLock::acquire(&paths.state_dir) {
         Ok(lock) => lock,
