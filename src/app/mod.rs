@@ -9,6 +9,7 @@
 
 pub mod early;
 mod first_run;
+pub mod model_download;
 pub mod notify;
 pub mod output;
 pub mod state;
@@ -42,8 +43,9 @@ use std::time::{Duration, Instant};
 use tao::event::{Event, StartCause};
 use tao::event_loop::{ControlFlow, EventLoopBuilder, EventLoopProxy};
 use tao::platform::run_return::EventLoopExtRunReturn;
+use model_download::{stage_name, DownloadEvent};
 use texts::{microphone_line, status_line, Notice, Status};
-use tray::{MenuAction, MenuModel, Tray};
+use tray::{MenuAction, MenuModel, ModelMenuView, Tray};
 use tray_icon::menu::MenuEvent;
 use worker::{Job, JobAudio, Outcome, Worker, WorkerCommand, WorkerEvent};
 
@@ -55,6 +57,8 @@ pub enum AppEvent {
     Recorder(RecorderEvent),
     Worker(WorkerEvent),
     Output(OutputEvent),
+    /// A model download started from the menu.
+    Download(DownloadEvent),
     /// Ctrl+C, SIGTERM (logout, shutdown) or SIGHUP.
     Terminate,
 }
@@ -156,8 +160,14 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         warned_silent_microphone: false,
         warned_accessibility: false,
         quit: false,
+        proxy: proxy.clone(),
+        downloading: None,
+        confirm: model_download::Confirm::default(),
+        failed_model: None,
+        suggested_model: crate::models::suggest_default(&crate::models::Machine::detect()),
     };
     app.load_model();
+    app.suggest_model_once();
     // macOS: microphone and Accessibility, said once each with what to do (first_run.rs).
     app.warned_accessibility = app.check_permissions();
 
@@ -235,6 +245,16 @@ struct App {
     warned_silent_microphone: bool,
     warned_accessibility: bool,
     quit: bool,
+    /// For the threads started later (model downloads).
+    proxy: EventLoopProxy<AppEvent>,
+    /// The model download in progress (one at a time).
+    downloading: Option<model_download::Running>,
+    /// The download entry clicked once, waiting for the confirming click.
+    confirm: model_download::Confirm,
+    /// An installed model that failed to load: the Model menu offers to download it again.
+    failed_model: Option<String>,
+    /// The catalogue model for this machine (`models::suggest_default`).
+    suggested_model: &'static str,
 }
 
 impl App {
@@ -249,6 +269,7 @@ impl App {
             AppEvent::Recorder(event) => self.recorder_event(event),
             AppEvent::Worker(event) => self.worker_event(event),
             AppEvent::Output(event) => self.output_event(event),
+            AppEvent::Download(event) => self.download_event(event),
             AppEvent::Terminate => {
                 tracing::info!("terminated by a signal");
                 self.quit = true;
@@ -411,6 +432,9 @@ impl App {
                 });
                 self.last_error = None;
                 self.input(Input::ModelReady);
+                if self.failed_model.take().is_some() {
+                    self.show_model_menu();
+                }
                 if !self.announced_ready {
                     self.announced_ready = true;
                     tracing::info!(
@@ -427,10 +451,14 @@ impl App {
                 self.model = None;
                 self.last_error = Some(message.clone());
                 self.input(Input::ModelFailed);
+                let redownload = crate::models::find(&model).is_some();
+                self.failed_model = redownload.then(|| model.clone());
                 self.notify(&Notice::ModelFailed {
                     model,
                     detail: message,
+                    redownload,
                 });
+                self.show_model_menu();
             }
             WorkerEvent::Notices(notices) => {
                 for notice in notices {
@@ -569,6 +597,13 @@ impl App {
                 self.save_settings();
                 self.load_model();
             }
+            MenuAction::DownloadModel(name) => self.download_clicked(&name, false),
+            MenuAction::RedownloadModel(name) => self.download_clicked(&name, true),
+            MenuAction::CancelDownload => {
+                if let Some(running) = &self.downloading {
+                    running.cancel();
+                }
+            }
             MenuAction::Language(language) => {
                 self.settings.language = language;
                 self.save_settings();
@@ -632,9 +667,138 @@ impl App {
                     self.notify(&Notice::ModelFailed {
                         model: self.settings.model.clone(),
                         detail: message,
+                        redownload: false,
                     });
                 }
             }
+        }
+    }
+
+    /// A click on a model to download: the first arms it (and says what a second click will
+    /// fetch), the second starts it; "download again" starts at once (its label names the
+    /// size). One download at a time.
+    fn download_clicked(&mut self, name: &str, replace: bool) {
+        if let Some(running) = &self.downloading {
+            self.notify(&Notice::DownloadBusy {
+                model: running.model.clone(),
+            });
+            return;
+        }
+        let Some(entry) = crate::models::find(name) else {
+            return;
+        };
+        let size = crate::models::catalogue::human_bytes(entry.download_bytes);
+        if !replace && !self.confirm.click(name, Instant::now()) {
+            self.notify(&Notice::DownloadConfirm {
+                model: name.to_string(),
+                size,
+            });
+            self.show_model_menu();
+            return;
+        }
+        self.confirm.clear();
+        tracing::info!(model = name, replace, "model download started");
+        match model_download::start(entry, replace, sender(&self.proxy, AppEvent::Download)) {
+            Ok(running) => self.downloading = Some(running),
+            Err(message) => self.notify(&Notice::DownloadFailed {
+                model: name.to_string(),
+                detail: message,
+                resumable: false,
+            }),
+        }
+        self.show_model_menu();
+    }
+
+    fn download_event(&mut self, event: DownloadEvent) {
+        match event {
+            DownloadEvent::Progress {
+                model,
+                stage,
+                percent,
+            } => {
+                let Some(running) = self.downloading.as_mut().filter(|r| r.model == model) else {
+                    return;
+                };
+                running.stage = stage;
+                running.percent = percent;
+                let text =
+                    texts::model_menu::progress(self.lang, &model, stage_name(stage), percent);
+                if let Some(tray) = &self.tray {
+                    tray.set_download_progress(&text);
+                }
+            }
+            DownloadEvent::Finished { model, result } => {
+                self.downloading = None;
+                match result {
+                    Ok(dir) => {
+                        tracing::info!(model, dir = %dir.display(), "model downloaded");
+                        self.notify(&Notice::DownloadDone {
+                            model: model.clone(),
+                        });
+                        self.failed_model = None;
+                        // Switch to it: the worker loads and warms it as for a menu choice.
+                        self.settings.model = model;
+                        self.save_settings();
+                        self.load_model();
+                    }
+                    Err(failure) if failure.cancelled => {
+                        tracing::info!(model, "model download cancelled");
+                    }
+                    Err(failure) => self.notify(&Notice::DownloadFailed {
+                        model,
+                        detail: failure.message,
+                        resumable: failure.resumable,
+                    }),
+                }
+                self.show_model_menu();
+            }
+        }
+    }
+
+    /// Rebuilds the Model menu from what is installed and the download state.
+    fn show_model_menu(&mut self) {
+        let installed = crate::paths::models_dir()
+            .map(|d| crate::paths::installed_models(&d))
+            .unwrap_or_default();
+        let Some(tray) = &mut self.tray else {
+            return;
+        };
+        let view = ModelMenuView {
+            installed: &installed,
+            current: &self.settings.model,
+            suggested: self.suggested_model,
+            running: self
+                .downloading
+                .as_ref()
+                .map(|r| (r.model.as_str(), stage_name(r.stage), r.percent)),
+            armed: self.confirm.armed(Instant::now()),
+            failed: self.failed_model.as_deref(),
+        };
+        tray.set_model_menu(&view);
+        tray.show_settings(&self.settings);
+    }
+
+    /// On the first run only: names the model suggested for this machine when it is not
+    /// installed (nothing is downloaded unasked). A marker in the state folder remembers it.
+    fn suggest_model_once(&self) {
+        let marker = self.paths.state_dir.join("model-suggested");
+        if marker.exists() {
+            return;
+        }
+        let installed = crate::paths::models_dir()
+            .map(|d| crate::paths::installed_models(&d))
+            .unwrap_or_default();
+        let suggested = self.suggested_model;
+        if !installed.iter().any(|m| m == suggested) {
+            if let Some(entry) = crate::models::find(suggested) {
+                self.notify(&Notice::ModelSuggested {
+                    model: suggested.to_string(),
+                    size: crate::models::catalogue::human_bytes(entry.download_bytes),
+                });
+            }
+        }
+        if let Err(e) = std::fs::write(&marker, suggested) {
+            tracing::warn!("{}: {e}", marker.display());
         }
     }
 
@@ -730,6 +894,7 @@ impl App {
                     pre_roll,
                 ));
                 self.tray = Some(tray);
+                self.show_model_menu();
                 tracing::info!("tray icon shown");
             }
             Err(e) => tracing::error!("no tray icon: {e}"),

@@ -232,6 +232,8 @@ pub enum Notice {
     ModelFailed {
         model: String,
         detail: String,
+        /// The model is in the catalogue, so the Model menu offers to download it again.
+        redownload: bool,
     },
     NoModelInstalled {
         models_dir: String,
@@ -252,6 +254,30 @@ pub enum Notice {
     AccessibilityMissing,
     /// The microphone delivered exact zeros: no microphone permission (macOS) or a muted input.
     MicrophoneSilent,
+    /// First run: a better model than the installed ones suits this machine (nothing is
+    /// downloaded until the user picks it).
+    ModelSuggested {
+        model: String,
+        size: String,
+    },
+    /// A download entry was clicked once: a second click starts it.
+    DownloadConfirm {
+        model: String,
+        size: String,
+    },
+    /// A download is running; another waits until it ends.
+    DownloadBusy {
+        model: String,
+    },
+    DownloadDone {
+        model: String,
+    },
+    DownloadFailed {
+        model: String,
+        detail: String,
+        /// What arrived is kept; choosing the model again continues from there.
+        resumable: bool,
+    },
 }
 
 impl Notice {
@@ -333,21 +359,37 @@ impl Notice {
                     )
                 }
             }
-            Notice::ModelFailed { model, detail } => {
-                if pl {
-                    (format!("Nie można wczytać modelu {model}"), detail.clone())
+            Notice::ModelFailed {
+                model,
+                detail,
+                redownload,
+            } => {
+                let (summary, hint) = if pl {
+                    (
+                        format!("Nie można wczytać modelu {model}"),
+                        " Model → Pobierz ponownie.",
+                    )
                 } else {
-                    (format!("Cannot load the model {model}"), detail.clone())
-                }
+                    (
+                        format!("Cannot load the model {model}"),
+                        " Model → Download again.",
+                    )
+                };
+                let body = if *redownload {
+                    format!("{detail}.{hint}")
+                } else {
+                    detail.clone()
+                };
+                (summary, body)
             }
             Notice::NoModelInstalled { models_dir } => {
                 if pl {
-                    ("Brak modelu".into(), format!("Nie zainstalowano żadnego modelu Whisper w {models_dir}. Uruchom scripts/setup.sh."))
+                    ("Brak modelu".into(), format!("Nie zainstalowano żadnego modelu Whisper w {models_dir}. Wybierz Model → Pobierz model albo uruchom scripts/setup.sh."))
                 } else {
                     (
                         "No model installed".into(),
                         format!(
-                            "No Whisper model is installed in {models_dir}. Run scripts/setup.sh."
+                            "No Whisper model is installed in {models_dir}. Choose Model → Download a model, or run scripts/setup.sh."
                         ),
                     )
                 }
@@ -406,6 +448,76 @@ impl Notice {
                     ("The microphone hears nothing".into(), "The recording is pure digital silence. On a Mac: System Settings → Privacy & Security → Microphone → turn on Whisper Dictation. Also check that the input is not muted.".into())
                 }
             }
+            Notice::ModelSuggested { model, size } => {
+                if pl {
+                    ("Sugerowany model".into(), format!("Na tym komputerze lepiej sprawdzi się model {model} ({size}). Pobierz go w menu Model → Pobierz model, jeśli chcesz; nic nie jest pobierane bez pytania."))
+                } else {
+                    ("Suggested model".into(), format!("The {model} model ({size}) suits this computer better. Get it from Model → Download a model if you like; nothing is downloaded unasked."))
+                }
+            }
+            Notice::DownloadConfirm { model, size } => {
+                if pl {
+                    (format!("Pobrać {model}?"), format!("Kliknij {model} jeszcze raz (Model → Pobierz model), aby pobrać {size}."))
+                } else {
+                    (
+                        format!("Download {model}?"),
+                        format!(
+                            "Click {model} again (Model → Download a model) to download {size}."
+                        ),
+                    )
+                }
+            }
+            Notice::DownloadBusy { model } => {
+                if pl {
+                    (
+                        "Pobieranie trwa".into(),
+                        format!(
+                            "Trwa pobieranie modelu {model}. Poczekaj na koniec albo je anuluj."
+                        ),
+                    )
+                } else {
+                    (
+                        "A download is running".into(),
+                        format!("The {model} model is downloading. Wait for it, or cancel it."),
+                    )
+                }
+            }
+            Notice::DownloadDone { model } => {
+                if pl {
+                    (
+                        format!("Pobrano {model}"),
+                        format!(
+                            "Model {model} jest sprawdzony i zainstalowany; przełączam na niego."
+                        ),
+                    )
+                } else {
+                    (
+                        format!("{model} downloaded"),
+                        format!("The {model} model is verified and installed; switching to it."),
+                    )
+                }
+            }
+            Notice::DownloadFailed {
+                model,
+                detail,
+                resumable,
+            } => {
+                let (summary, hint) = if pl {
+                    (
+                        format!("Nie pobrano {model}"),
+                        " Pobrane części zostają: wybierz model ponownie, aby dokończyć.",
+                    )
+                } else {
+                    (
+                        format!("{model} not downloaded"),
+                        " What arrived is kept: choose the model again to continue.",
+                    )
+                };
+                (
+                    summary,
+                    format!("{detail}.{}", if *resumable { hint } else { "" }),
+                )
+            }
             Notice::AlreadyRunning => {
                 if pl {
                     (
@@ -419,6 +531,69 @@ impl Notice {
                     )
                 }
             }
+        }
+    }
+}
+
+/// The Model menu's words beyond [`Labels`]: the download section and its states.
+pub mod model_menu {
+    use crate::i18n::UiLang;
+
+    pub fn download_submenu(lang: UiLang) -> &'static str {
+        match lang {
+            UiLang::En => "&Download a model",
+            UiLang::Pl => "&Pobierz model",
+        }
+    }
+
+    /// A catalogue entry: name, size, advice, and whether it is the suggestion.
+    pub fn entry(lang: UiLang, name: &str, size: &str, advice: &str, suggested: bool) -> String {
+        let tag = match (suggested, lang) {
+            (false, _) => "",
+            (true, UiLang::En) => " ★ suggested",
+            (true, UiLang::Pl) => " ★ sugerowany",
+        };
+        format!("{name} — {size}{tag} · {advice}")
+    }
+
+    /// An entry clicked once.
+    pub fn confirm(lang: UiLang, name: &str, size: &str) -> String {
+        match lang {
+            UiLang::En => format!("▶ Click again to download {name} ({size})"),
+            UiLang::Pl => format!("▶ Kliknij ponownie, aby pobrać {name} ({size})"),
+        }
+    }
+
+    /// What a running download is doing, with its percent.
+    pub fn progress(lang: UiLang, name: &str, stage: &str, percent: u8) -> String {
+        match (lang, stage) {
+            (UiLang::En, "verifying") => format!("Checking {name}: {percent} %"),
+            (UiLang::Pl, "verifying") => format!("Sprawdzanie {name}: {percent} %"),
+            (UiLang::En, "loading") => format!("Checking that {name} loads…"),
+            (UiLang::Pl, "loading") => format!("Sprawdzanie, czy {name} się wczytuje…"),
+            (UiLang::En, _) => format!("Downloading {name}: {percent} %"),
+            (UiLang::Pl, _) => format!("Pobieranie {name}: {percent} %"),
+        }
+    }
+
+    pub fn cancel(lang: UiLang) -> &'static str {
+        match lang {
+            UiLang::En => "&Cancel the download",
+            UiLang::Pl => "&Anuluj pobieranie",
+        }
+    }
+
+    pub fn redownload(lang: UiLang, name: &str, size: &str) -> String {
+        match lang {
+            UiLang::En => format!("Download {name} &again ({size})"),
+            UiLang::Pl => format!("Pobierz {name} &ponownie ({size})"),
+        }
+    }
+
+    pub fn all_installed(lang: UiLang) -> &'static str {
+        match lang {
+            UiLang::En => "(every model is installed)",
+            UiLang::Pl => "(wszystkie modele są zainstalowane)",
         }
     }
 }
@@ -526,5 +701,37 @@ mod tests {
         assert!(body.contains("10 s"));
         let (summary, _) = Notice::AlreadyRunning.text(UiLang::En);
         assert_eq!(summary, "Already running");
+    }
+
+    #[test]
+    fn model_notices_and_menu_texts_speak_both_languages() {
+        let failed = |redownload| Notice::ModelFailed {
+            model: "base".into(),
+            detail: "model.bin: tensor `x` is missing".into(),
+            redownload,
+        };
+        let (_, body) = failed(true).text(UiLang::Pl);
+        assert!(
+            body.contains("Pobierz ponownie") && body.contains("model.bin"),
+            "{body}"
+        );
+        let (_, body) = failed(false).text(UiLang::En);
+        assert!(!body.contains("again"), "{body}");
+        let failed = Notice::DownloadFailed {
+            model: "small".into(),
+            detail: "stalled".into(),
+            resumable: true,
+        };
+        assert!(failed.text(UiLang::En).1.contains("continue"));
+        let confirm = Notice::DownloadConfirm {
+            model: "small".into(),
+            size: "487 MB".into(),
+        };
+        assert!(confirm.text(UiLang::Pl).1.contains("487 MB"));
+        for lang in [UiLang::En, UiLang::Pl] {
+            assert!(model_menu::progress(lang, "small", "downloading", 42).contains("42 %"));
+            assert!(model_menu::entry(lang, "small", "487 MB", "x", true).contains('★'));
+            assert!(model_menu::confirm(lang, "small", "487 MB").contains("487 MB"));
+        }
     }
 }

@@ -2,7 +2,9 @@
 //! line and recent transcripts up to date, and turning a clicked item's id back into a
 //! [`MenuAction`]. Ids are plain strings ("output:copy") so the mapping is a pure function.
 
-use super::texts::{hotkey_label, labels, main_languages, Labels, HOTKEY_PRESETS, MORE_LANGUAGES};
+use super::texts::{
+    hotkey_label, labels, main_languages, model_menu, Labels, HOTKEY_PRESETS, MORE_LANGUAGES,
+};
 use crate::app_icons::{icon_rgba, IconState, IconStyle};
 use crate::device::DeviceKind;
 use crate::i18n::UiLang;
@@ -19,6 +21,11 @@ pub enum MenuAction {
     CopyRecent(usize),
     Retry,
     Model(String),
+    /// A catalogue model to download (a first click arms it, a second starts it).
+    DownloadModel(String),
+    /// Download an installed catalogue model again (it failed to load).
+    RedownloadModel(String),
+    CancelDownload,
     /// `auto`, `auto:pl,en` or a language code (the settings' form).
     Language(String),
     /// `auto`, `mps`, `cuda` or `cpu`.
@@ -43,6 +50,9 @@ impl MenuAction {
             MenuAction::CopyRecent(i) => format!("recent:{i}"),
             MenuAction::Retry => "retry".into(),
             MenuAction::Model(m) => format!("model:{m}"),
+            MenuAction::DownloadModel(m) => format!("download:{m}"),
+            MenuAction::RedownloadModel(m) => format!("redownload:{m}"),
+            MenuAction::CancelDownload => "download-cancel".into(),
             MenuAction::Language(l) => format!("language:{l}"),
             MenuAction::Device(d) => format!("device:{d}"),
             MenuAction::HotkeyMode(m) => format!("mode:{m}"),
@@ -62,6 +72,9 @@ impl MenuAction {
             ("recent", i) => MenuAction::CopyRecent(i.parse().ok()?),
             ("retry", "") => MenuAction::Retry,
             ("model", m) if !m.is_empty() => MenuAction::Model(m.to_string()),
+            ("download", m) if !m.is_empty() => MenuAction::DownloadModel(m.to_string()),
+            ("redownload", m) if !m.is_empty() => MenuAction::RedownloadModel(m.to_string()),
+            ("download-cancel", "") => MenuAction::CancelDownload,
             ("language", l) if !l.is_empty() => MenuAction::Language(l.to_string()),
             ("device", d) if !d.is_empty() => MenuAction::Device(d.to_string()),
             ("mode", m) if !m.is_empty() => MenuAction::HotkeyMode(m.to_string()),
@@ -114,7 +127,11 @@ pub struct Tray {
     microphone: MenuItem,
     recent: Submenu,
     retry: MenuItem,
+    model_menu: Submenu,
     models: Radio,
+    /// The items showing a running download's percent (updated without a rebuild).
+    download_progress: Vec<MenuItem>,
+    lang: UiLang,
     languages: Radio,
     devices: Radio,
     modes: Radio,
@@ -152,18 +169,6 @@ impl Tray {
         let retry = MenuItem::with_id("retry", l.retry, false, None);
 
         let model_menu = Submenu::new(l.model, true);
-        let mut model_choices: Vec<(String, String, bool)> = model
-            .installed_models
-            .iter()
-            .map(|m| (m.clone(), m.clone(), true))
-            .collect();
-        if !model.installed_models.contains(&model.settings.model) {
-            let m = &model.settings.model;
-            model_choices.push((m.clone(), m.clone(), true));
-        }
-        let models = Radio::new(&model_menu, &model_choices, |m| {
-            MenuAction::Model(m.into()).id()
-        });
 
         let language_menu = Submenu::new(l.language, true);
         let [(pl, pl_label), (en, en_label)] = main_languages(model.lang);
@@ -322,7 +327,10 @@ impl Tray {
             microphone,
             recent,
             retry,
-            models,
+            model_menu,
+            models: Radio { items: Vec::new() },
+            download_progress: Vec::new(),
+            lang: model.lang,
             languages,
             devices,
             modes,
@@ -333,6 +341,12 @@ impl Tray {
             permissions,
             labels: l,
         };
+        let mut tray = tray;
+        tray.set_model_menu(&ModelMenuView {
+            installed: model.installed_models,
+            current: &model.settings.model,
+            ..ModelMenuView::default()
+        });
         tray.set_recent(&[]);
         tray.show_settings(model.settings);
         Ok(tray)
@@ -388,6 +402,69 @@ impl Tray {
         self.retry.set_enabled(enabled);
     }
 
+    /// Rebuilds the Model menu: installed models (radio), a running download with its
+    /// percent and Cancel, "download again" for a model that failed to load, and the
+    /// "Download a model" submenu of catalogue models not installed.
+    pub fn set_model_menu(&mut self, view: &ModelMenuView) {
+        while self.model_menu.remove_at(0).is_some() {}
+        let (top, downloads) = model_menu_lines(self.lang, view);
+        let mut choices = Vec::new();
+        let mut progress = Vec::new();
+        let append_line =
+            |parent: &Submenu, line: &MenuLine, progress: &mut Vec<MenuItem>| match line {
+                MenuLine::Choice { .. } => {}
+                MenuLine::Separator => {
+                    let _ = parent.append(&PredefinedMenuItem::separator());
+                }
+                MenuLine::Item {
+                    id,
+                    label,
+                    enabled,
+                    shows_progress,
+                } => {
+                    let item = match id {
+                        Some(id) => MenuItem::with_id(id.clone(), label, *enabled, None),
+                        None => MenuItem::new(label, *enabled, None),
+                    };
+                    let _ = parent.append(&item);
+                    if *shows_progress {
+                        progress.push(item);
+                    }
+                }
+            };
+        for line in &top {
+            match line {
+                MenuLine::Choice { value, label } => {
+                    let item = CheckMenuItem::with_id(
+                        MenuAction::Model(value.clone()).id(),
+                        label,
+                        true,
+                        value == view.current,
+                        None,
+                    );
+                    let _ = self.model_menu.append(&item);
+                    choices.push((value.clone(), item));
+                }
+                other => append_line(&self.model_menu, other, &mut progress),
+            }
+        }
+        let _ = self.model_menu.append(&PredefinedMenuItem::separator());
+        let submenu = Submenu::new(model_menu::download_submenu(self.lang), true);
+        for line in &downloads {
+            append_line(&submenu, line, &mut progress);
+        }
+        let _ = self.model_menu.append(&submenu);
+        self.models = Radio { items: choices };
+        self.download_progress = progress;
+    }
+
+    /// New text for the running download's items (its percent), without a rebuild.
+    pub fn set_download_progress(&self, text: &str) {
+        for item in &self.download_progress {
+            item.set_text(text);
+        }
+    }
+
     /// The last transcripts, newest first; each click copies one again.
     pub fn set_recent(&self, texts: &[String]) {
         while self.recent.remove_at(0).is_some() {}
@@ -406,6 +483,120 @@ impl Tray {
             let _ = self.recent.append(&item);
         }
     }
+}
+
+/// What the Model menu shows, besides the settings.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ModelMenuView<'a> {
+    /// Installed model folders.
+    pub installed: &'a [String],
+    /// The settings' model (shown even when not installed, so the choice is visible).
+    pub current: &'a str,
+    /// The catalogue model suggested for this machine ("" for none).
+    pub suggested: &'a str,
+    /// A running download: (model, stage name, percent).
+    pub running: Option<(&'a str, &'a str, u8)>,
+    /// The download entry waiting for its confirming click.
+    pub armed: Option<&'a str>,
+    /// An installed catalogue model that failed to load (offered again).
+    pub failed: Option<&'a str>,
+}
+
+/// One line of the Model menu, before it becomes a menu item.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MenuLine {
+    /// A radio item choosing an installed model.
+    Choice {
+        value: String,
+        label: String,
+    },
+    Item {
+        id: Option<String>,
+        label: String,
+        enabled: bool,
+        /// Its text is the running download's progress.
+        shows_progress: bool,
+    },
+    Separator,
+}
+
+/// The Model menu's lines and the "Download a model" submenu's lines, a pure function of the
+/// view (the tray only turns them into items).
+pub fn model_menu_lines(lang: UiLang, view: &ModelMenuView) -> (Vec<MenuLine>, Vec<MenuLine>) {
+    use crate::models::catalogue::{human_bytes, CATALOGUE};
+    let mut top: Vec<MenuLine> = view
+        .installed
+        .iter()
+        .map(|m| m.as_str())
+        .chain(
+            (!view.current.is_empty() && !view.installed.iter().any(|m| m == view.current))
+                .then_some(view.current),
+        )
+        .map(|m| MenuLine::Choice {
+            value: m.to_string(),
+            label: m.to_string(),
+        })
+        .collect();
+    let progress_text =
+        |(name, stage, percent): (&str, &str, u8)| model_menu::progress(lang, name, stage, percent);
+    if let Some(running) = view.running {
+        top.push(MenuLine::Separator);
+        top.push(MenuLine::Item {
+            id: None,
+            label: progress_text(running),
+            enabled: false,
+            shows_progress: true,
+        });
+        top.push(MenuLine::Item {
+            id: Some(MenuAction::CancelDownload.id()),
+            label: model_menu::cancel(lang).to_string(),
+            enabled: true,
+            shows_progress: false,
+        });
+    } else if let Some(entry) = view.failed.and_then(crate::models::find) {
+        top.push(MenuLine::Separator);
+        top.push(MenuLine::Item {
+            id: Some(MenuAction::RedownloadModel(entry.name.into()).id()),
+            label: model_menu::redownload(lang, entry.name, &human_bytes(entry.download_bytes)),
+            enabled: true,
+            shows_progress: false,
+        });
+    }
+    let polish = lang == UiLang::Pl;
+    let mut downloads: Vec<MenuLine> = CATALOGUE
+        .iter()
+        .filter(|e| !view.installed.iter().any(|m| m == e.name))
+        .map(|e| {
+            let size = human_bytes(e.download_bytes);
+            let running_this = view.running.filter(|(name, ..)| *name == e.name);
+            let label = match (running_this, view.armed == Some(e.name)) {
+                (Some(running), _) => progress_text(running),
+                (None, true) => model_menu::confirm(lang, e.name, &size),
+                (None, false) => model_menu::entry(
+                    lang,
+                    e.name,
+                    &size,
+                    e.advice(polish),
+                    e.name == view.suggested,
+                ),
+            };
+            MenuLine::Item {
+                id: Some(MenuAction::DownloadModel(e.name.into()).id()),
+                label,
+                enabled: view.running.is_none(),
+                shows_progress: running_this.is_some(),
+            }
+        })
+        .collect();
+    if downloads.is_empty() {
+        downloads.push(MenuLine::Item {
+            id: None,
+            label: model_menu::all_installed(lang).to_string(),
+            enabled: false,
+            shows_progress: false,
+        });
+    }
+    (top, downloads)
 }
 
 /// A transcript shortened for a menu item: one line, at most 60 characters, `&` escaped so it is
@@ -435,6 +626,9 @@ mod tests {
             MenuAction::CopyRecent(3),
             MenuAction::Retry,
             MenuAction::Model("large-v3-turbo".into()),
+            MenuAction::DownloadModel("small".into()),
+            MenuAction::RedownloadModel("base".into()),
+            MenuAction::CancelDownload,
             MenuAction::Language("auto:pl,en".into()),
             MenuAction::Language("pl".into()),
             MenuAction::Device("cuda".into()),
@@ -460,11 +654,132 @@ mod tests {
             "recent:x",
             "output:fax",
             "model:",
+            "download:",
+            "download-cancel:x",
             "quit:now",
             "nothing",
         ] {
             assert_eq!(MenuAction::parse(junk), None, "{junk}");
         }
+    }
+
+    fn labels_of(lines: &[MenuLine]) -> Vec<String> {
+        lines
+            .iter()
+            .map(|l| match l {
+                MenuLine::Choice { label, .. } | MenuLine::Item { label, .. } => label.clone(),
+                MenuLine::Separator => "---".into(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_model_menu_lists_installed_models_and_offers_the_rest() {
+        let installed = [
+            "base".to_string(),
+            "tiny.en".to_string(),
+            "mine".to_string(),
+        ];
+        let view = ModelMenuView {
+            installed: &installed,
+            current: "base",
+            suggested: "small",
+            ..ModelMenuView::default()
+        };
+        let (top, downloads) = model_menu_lines(UiLang::En, &view);
+        assert_eq!(labels_of(&top), ["base", "tiny.en", "mine"]);
+        let offered = labels_of(&downloads);
+        assert_eq!(offered.len(), crate::models::CATALOGUE.len() - 2);
+        assert!(offered
+            .iter()
+            .all(|l| !l.starts_with("base ") && !l.starts_with("tiny.en ")));
+        let small = offered.iter().find(|l| l.starts_with("small ")).unwrap();
+        assert!(
+            small.contains("487 MB") && small.contains("suggested"),
+            "{small}"
+        );
+        assert!(downloads.iter().all(
+            |l| matches!(l, MenuLine::Item { enabled: true, id: Some(id), .. }
+            if MenuAction::parse(id).is_some())
+        ));
+
+        // Armed: the entry asks for the second click.
+        let (_, downloads) = model_menu_lines(
+            UiLang::Pl,
+            &ModelMenuView {
+                armed: Some("small"),
+                ..view
+            },
+        );
+        assert!(labels_of(&downloads)
+            .iter()
+            .any(|l| l.contains("Kliknij ponownie, aby pobrać small (487 MB)")));
+
+        // Running: percent in the menu and on the entry, Cancel offered, other entries disabled.
+        let running = ModelMenuView {
+            running: Some(("small", "downloading", 42)),
+            ..view
+        };
+        let (top, downloads) = model_menu_lines(UiLang::En, &running);
+        assert_eq!(
+            labels_of(&top)[3..],
+            ["---", "Downloading small: 42 %", "&Cancel the download"]
+        );
+        assert!(top.contains(&MenuLine::Item {
+            id: Some("download-cancel".into()),
+            label: "&Cancel the download".into(),
+            enabled: true,
+            shows_progress: false
+        }));
+        assert!(downloads
+            .iter()
+            .all(|l| matches!(l, MenuLine::Item { enabled: false, .. })));
+        assert_eq!(
+            downloads
+                .iter()
+                .filter(|l| matches!(
+                    l,
+                    MenuLine::Item {
+                        shows_progress: true,
+                        ..
+                    }
+                ))
+                .count(),
+            1
+        );
+
+        // A catalogue model that failed to load is offered again; a folder of one's own is not.
+        let (top, _) = model_menu_lines(
+            UiLang::En,
+            &ModelMenuView {
+                failed: Some("base"),
+                ..view
+            },
+        );
+        assert!(top.contains(&MenuLine::Item {
+            id: Some("redownload:base".into()),
+            label: "Download base &again (148 MB)".into(),
+            enabled: true,
+            shows_progress: false
+        }));
+        let (top, _) = model_menu_lines(
+            UiLang::En,
+            &ModelMenuView {
+                failed: Some("mine"),
+                ..view
+            },
+        );
+        assert_eq!(labels_of(&top), ["base", "tiny.en", "mine"]);
+
+        // The settings' model is shown even when it is not installed.
+        let (top, _) = model_menu_lines(
+            UiLang::En,
+            &ModelMenuView {
+                current: "large-v3",
+                ..view
+            },
+        );
+        assert_eq!(labels_of(&top).last().unwrap(), "large-v3");
     }
 
     #[test]
