@@ -14,6 +14,9 @@
 //!   `permissions.json`); missing now and seen granted for another copy → *stale*, and the
 //!   message says to remove the entry (−) and add the app again (+).
 //! - A translocated copy (see `bundle`) can keep neither grant: the message says to move the app.
+//! - Linux under Wayland: there is no permission to grant, but ordinary apps get no global
+//!   hotkeys and no synthesized keys there (only X11 apps through XWayland do), so the app says
+//!   once what works and what does not.
 //!
 //! The app re-checks on a timer while something is missing, and when the user picks the
 //! permissions item in the menu, so a grant given in System Settings takes effect without a
@@ -72,6 +75,14 @@ pub struct Observed {
     pub accessibility: Option<bool>,
     /// Whether the output mode sends keystrokes (paste, type); "copy only" does not.
     pub sends_keys: bool,
+    /// A Wayland session (Linux), where hotkeys and keystrokes reach only X11 apps.
+    pub wayland: bool,
+}
+
+/// Whether the session is Wayland, from `XDG_SESSION_TYPE` and `WAYLAND_DISPLAY`.
+pub fn is_wayland_session(xdg_session_type: Option<&str>, wayland_display: Option<&str>) -> bool {
+    xdg_session_type.is_some_and(|t| t.trim().eq_ignore_ascii_case("wayland"))
+        || wayland_display.is_some_and(|d| !d.trim().is_empty())
 }
 
 /// Which copy of the app this is, as far as a privacy grant cares: where it is and which build
@@ -141,6 +152,8 @@ pub enum Problem {
     },
     /// Running from a translocated copy (`bundle`).
     Translocated,
+    /// A Wayland session: the hotkey and keystrokes work only with X11 apps.
+    Wayland,
 }
 
 /// The permission a problem concerns, for telling when it is solved.
@@ -148,7 +161,10 @@ pub enum Problem {
 pub enum Permission {
     Microphone,
     Accessibility,
+    /// Where the app runs from (translocation).
     Location,
+    /// The desktop session (Wayland).
+    Session,
 }
 
 impl Problem {
@@ -159,6 +175,7 @@ impl Problem {
                 Permission::Accessibility
             }
             Problem::Translocated => Permission::Location,
+            Problem::Wayland => Permission::Session,
         }
     }
 
@@ -167,7 +184,7 @@ impl Problem {
         match self.permission() {
             Permission::Microphone => Some(MICROPHONE_PANE),
             Permission::Accessibility => Some(ACCESSIBILITY_PANE),
-            Permission::Location => None,
+            Permission::Location | Permission::Session => None,
         }
     }
 
@@ -228,6 +245,13 @@ impl Problem {
                     ("Accessibility permission is stale".into(), format!("{why} It may still look turned on in the list, but macOS no longer applies it. System Settings → Privacy & Security → Accessibility: select Whisper Dictation, remove it (−), then add it again (+) and turn it on. {open}"))
                 }
             }
+            Problem::Wayland => {
+                if pl {
+                    ("Sesja Wayland: działa tylko z aplikacjami X11".into(), "Wayland nie daje zwykłym aplikacjom globalnych skrótów ani wysyłania klawiszy: skrót działa tylko, gdy aktywne jest okno aplikacji X11, i tylko do nich trafia wklejanie. Aby dyktować wszędzie, zaloguj się do sesji X11 (np. „GNOME on Xorg”).".into())
+                } else {
+                    ("Wayland session: works with X11 apps only".into(), "Wayland gives ordinary apps no global hotkeys and no synthesized keys: the hotkey works only while an X11 app has focus, and only X11 apps receive the paste. To dictate everywhere, log in to an X11 session (e.g. \"GNOME on Xorg\").".into())
+                }
+            }
             Problem::Translocated => {
                 if pl {
                     ("Przenieś aplikację do Aplikacji".into(), "macOS uruchamia Whisper Dictation z tymczasowej kopii (aplikacja pobrana z internetu, otwarta tam, gdzie ją rozpakowano). Uprawnienia i uruchamianie przy logowaniu nie przetrwają. Zakończ aplikację, przeciągnij ją w Finderze do folderu Aplikacje i otwórz stamtąd.".into())
@@ -258,6 +282,10 @@ pub fn observe(sends_keys: bool) -> Observed {
             .and_then(MicrophoneAccess::from_av_status),
         accessibility: crate::platform::accessibility_trusted(),
         sends_keys,
+        wayland: is_wayland_session(
+            std::env::var("XDG_SESSION_TYPE").ok().as_deref(),
+            std::env::var("WAYLAND_DISPLAY").ok().as_deref(),
+        ),
     }
 }
 
@@ -303,6 +331,9 @@ pub fn check(
             });
         }
         Some(false) | None => {}
+    }
+    if observed.wayland {
+        problems.push(Problem::Wayland);
     }
     Check {
         problems,
@@ -365,7 +396,7 @@ pub fn solved_text(permission: Permission, lang: UiLang) -> Option<(String, Stri
                 "The Accessibility permission works: dictated text will be pasted.".into(),
             )
         }),
-        Permission::Location => None,
+        Permission::Location | Permission::Session => None,
     }
 }
 
@@ -410,7 +441,7 @@ pub fn menu_label(problems: &[Problem], lang: UiLang) -> &'static str {
                 "⚠ &Permissions: Accessibility (pasting)…"
             }
         }
-        Some(Permission::Location) => {
+        Some(Permission::Location | Permission::Session) => {
             if pl {
                 "⚠ Up&rawnienia: przenieś aplikację…"
             } else {
@@ -475,9 +506,17 @@ impl PermissionWatch {
         self.applies
     }
 
-    /// Whether to look again soon (something missing, or a prompt not answered yet).
+    /// Whether to look again soon: a prompt not answered yet, or a permission missing that
+    /// the user can grant while the app runs (moving the app or changing the session needs a
+    /// restart anyway).
     pub fn wants_recheck(&self) -> bool {
-        self.pending || !self.problems.is_empty()
+        self.pending
+            || self.problems.iter().any(|p| {
+                matches!(
+                    p.permission(),
+                    Permission::Microphone | Permission::Accessibility
+                )
+            })
     }
 }
 
@@ -504,6 +543,7 @@ mod tests {
             microphone: Some(microphone),
             accessibility: Some(accessibility),
             sends_keys: true,
+            wayland: false,
         }
     }
 
@@ -529,6 +569,7 @@ mod tests {
             microphone: None,
             accessibility: None,
             sends_keys: true,
+            wayland: false,
         };
         let loose = Location::of(Path::new("/usr/bin/whisper-dictation"));
         let result = check(&none, &loose, None, &GrantRecord::default());
@@ -539,6 +580,37 @@ mod tests {
         assert!(check(&none, &odd, None, &GrantRecord::default())
             .problems
             .is_empty());
+    }
+
+    #[test]
+    fn a_wayland_session_is_explained_once_and_not_rechecked() {
+        assert!(is_wayland_session(Some("wayland"), None));
+        assert!(is_wayland_session(Some("x11"), Some("wayland-0")));
+        assert!(!is_wayland_session(Some("x11"), None));
+        assert!(!is_wayland_session(None, Some("")));
+        assert!(!is_wayland_session(None, None));
+
+        let state = tempfile::tempdir().unwrap();
+        let loose = Location::of(Path::new("/usr/bin/whisper-dictation"));
+        let mut watch = PermissionWatch::new(state.path().to_path_buf(), Some(loose));
+        let wayland = Observed {
+            microphone: None,
+            accessibility: None,
+            sends_keys: true,
+            wayland: true,
+        };
+        assert_eq!(watch.update(&wayland).new, vec![Problem::Wayland]);
+        assert!(
+            !watch.wants_recheck(),
+            "nothing changes without a new session"
+        );
+        assert!(!watch.applies(), "no macOS permissions menu item");
+        let (summary, body) = Problem::Wayland.text(UiLang::En);
+        assert!(
+            summary.contains("Wayland") && body.contains("X11 session"),
+            "{body}"
+        );
+        assert_eq!(Problem::Wayland.pane(), None);
     }
 
     #[test]
@@ -697,6 +769,7 @@ mod tests {
                 moved: false,
             },
             Problem::Translocated,
+            Problem::Wayland,
         ];
         for problem in &all {
             let (pl_summary, pl_body) = problem.text(UiLang::Pl);
