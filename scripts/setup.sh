@@ -142,9 +142,11 @@ assemble_libtorch_linux() {
 
 assemble_libtorch_macos() {
   # The macOS arm64 wheel is the CPU + MPS build (what tch's download-libtorch fetches there).
+  # torch 2.13.0's is tagged macosx_14_0_arm64 (2.11 was the last for macOS 11): asking pip for
+  # an older platform finds no wheel at all.
   local stage=$1 torch_whl
   torch_whl=$(fetch_wheel "torch==$TORCH_VERSION" "torch-$TORCH_VERSION-cp311-*macosx*arm64.whl" \
-    --only-binary=:all: --platform macosx_11_0_arm64 --python-version 3.11)
+    --only-binary=:all: --platform macosx_14_0_arm64 --python-version 3.11)
   unzip -q -o "$torch_whl" 'torch/lib/*' 'torch/include/*' -d "$stage/x"
   mv "$stage/x/torch/lib" "$stage/lib"
   mv "$stage/x/torch/include" "$stage/include"
@@ -209,6 +211,8 @@ else
       Linux) [ "$(uname -m)" = x86_64 ] || { say "only x86_64 Linux is supported"; exit 1; }
              assemble_libtorch_linux "$stage" ;;
       Darwin) [ "$(uname -m)" = arm64 ] || { say "only Apple Silicon Macs are supported"; exit 1; }
+             [ "$(sw_vers -productVersion | cut -d. -f1)" -ge 14 ] \
+               || { say "libtorch $TORCH_VERSION needs macOS 14 (Sonoma) or later"; exit 1; }
              assemble_libtorch_macos "$stage" ;;
       *) say "unsupported OS $os"; exit 1 ;;
     esac
