@@ -31,7 +31,11 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 app_name="Whisper Dictation"
 exe_name=whisper-dictation
 frameworks_rpath='@executable_path/../Frameworks'
-# What libtorch_cpu needs at least; on a Mac the real list is read from the binary (otool -L).
+# The layout-only list. On a Mac the real list is read from the binary (otool -L); for PyPI's
+# torch 2.13.0 macOS wheel it is exactly these (its Mach-O load commands, read on Linux: the
+# binary links libtorch, libtorch_cpu and libc10; libtorch_cpu loads @rpath/libomp.dylib, whose
+# own install name is /opt/llvm-openmp/lib/libomp.dylib, rewritten below). libtorch_python,
+# libshm and libtorch_global_deps are not needed.
 required_dylibs=(libtorch.dylib libtorch_cpu.dylib libc10.dylib libomp.dylib)
 
 say() { printf 'bundle-macos: %s\n' "$*" >&2; }
@@ -183,7 +187,8 @@ for lib in "${dylibs[@]}"; do
       install_name_tool -delete_rpath "$rpath" "$stage/$rel"
       record rpath-delete "$rel" "$rpath"
     done < <(lc_rpaths "$stage/$rel")
-    if ! lc_rpaths "$stage/$rel" | grep -qxF '@loader_path'; then
+    # (PyPI's libomp says "@loader_path/", libtorch's "@loader_path": the same folder.)
+    if ! lc_rpaths "$stage/$rel" | grep -qxE '@loader_path/?'; then
       install_name_tool -add_rpath '@loader_path' "$stage/$rel"
     fi
   fi

@@ -22,9 +22,9 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// A placeholder "release binary" and libtorch `lib/` folder: the four dylibs the app needs,
-/// one it must leave out (the Python bindings), and libomp as a symbolic link as in some
-/// installs (the bundle must hold the file, not the link).
+/// A placeholder "release binary" and libtorch `lib/` folder as in PyPI's torch 2.13.0 macOS
+/// wheel: the four dylibs the app needs, three it must leave out, and libomp as a symbolic link
+/// as in some installs (the bundle must hold the file, not the link).
 struct Fixture {
     dir: tempfile::TempDir,
 }
@@ -43,7 +43,10 @@ impl Fixture {
             "libtorch.dylib",
             "libtorch_cpu.dylib",
             "libc10.dylib",
+            // In the wheel's lib/ too, and not needed by the app:
             "libtorch_python.dylib",
+            "libshm.dylib",
+            "libtorch_global_deps.dylib",
         ] {
             fs::write(lib.join(name), format!("placeholder {name}")).unwrap();
         }
@@ -164,7 +167,11 @@ fn the_layout_holds_the_binary_the_dylibs_the_icon_and_the_plists() {
     .map(|s| s.to_string())
     .collect();
     expected.extend(DYLIBS.iter().map(|d| format!("Contents/Frameworks/{d}")));
-    assert_eq!(files_under(&app), expected, "libtorch_python must stay out");
+    assert_eq!(
+        files_under(&app),
+        expected,
+        "libtorch_python, libshm, global_deps stay out"
+    );
 
     // The binary and the dylibs are the given files, byte for byte (the link followed).
     let exe = app.join("Contents/MacOS/whisper-dictation");
