@@ -133,7 +133,7 @@ pub enum DownloadError {
     Load {
         name: String,
         #[source]
-        source: EngineError,
+        source: Box<EngineError>,
     },
 }
 
@@ -413,7 +413,7 @@ fn fetch_verify_install(
     report(on_progress, Stage::Loading, "", 0, 0);
     check_loads(partial).map_err(|source| DownloadError::Load {
         name: entry.name.to_string(),
-        source,
+        source: Box::new(source),
     })?;
     cancelled()?;
 
@@ -528,6 +528,10 @@ fn fetch_file(
         have = 0;
     }
     if have == size {
+        if size == 0 {
+            // An empty file still has to exist.
+            File::create(path).map_err(io_at(path))?;
+        }
         return Ok(());
     }
     let mut body = opts
