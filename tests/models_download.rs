@@ -460,3 +460,42 @@ fn removing_a_model_removes_it_whole() {
     assert!(models::remove(dir.path(), "tiny.en").is_err());
     assert!(models::remove(dir.path(), "../etc").is_err());
 }
+
+#[test]
+fn a_model_that_does_not_load_is_never_installed() {
+    // Files in the Hugging Face layout whose hashes match the hub's but whose weights are not a
+    // Whisper model: every check passes except the load.
+    let source = tempfile::tempdir().unwrap();
+    let real = common::model_dir("tiny.en");
+    std::fs::copy(
+        real.join("tokenizer.json"),
+        source.path().join("tokenizer.json"),
+    )
+    .unwrap();
+    std::fs::write(source.path().join("config.json"), b"{\"d_model\": 384}").unwrap();
+    std::fs::write(
+        source.path().join("model.safetensors"),
+        vec![7u8; 2_000_000],
+    )
+    .unwrap();
+    std::fs::write(source.path().join("README.md"), b"# not fetched").unwrap();
+    let entry = find("large-v3-turbo").unwrap();
+    let hub = FakeHub::start(entry.repo, source.path());
+    let dir = tempfile::tempdir().unwrap();
+    let mut stages = Vec::new();
+    let result = download(entry, &options(&hub, dir.path()), &mut |p| {
+        stages.push(p.stage)
+    });
+    let err = result.expect_err("not loadable");
+    assert!(
+        matches!(&err, DownloadError::Load { name, .. } if name == "large-v3-turbo"),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("does not load"), "{err}");
+    assert!(stages.contains(&Stage::Verifying) && stages.contains(&Stage::Loading));
+    // The layout's files were fetched (and nothing else), then everything removed.
+    assert_eq!(hub.served("model.safetensors"), 2_000_000);
+    assert_eq!(hub.served("README.md"), 0);
+    assert!(listed(dir.path()).is_empty());
+    assert!(!partial_dir(dir.path(), "large-v3-turbo").exists());
+}

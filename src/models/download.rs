@@ -261,6 +261,7 @@ pub fn download(
             dir: target,
         });
     }
+    sweep_leftovers(models_dir, entry.name);
     let partial = partial_dir(models_dir, entry.name);
     let result = fetch_verify_install(entry, opts, &partial, &target, on_progress);
     match &result {
@@ -439,6 +440,23 @@ fn fetch_verify_install(
         fetched,
         reused,
     })
+}
+
+/// Removes what a replacement or removal of `name` cut short by a crash left behind
+/// (`NAME.partial.old-PID`, `NAME.partial.removing-PID`); the caller holds `name`'s lock.
+/// The resumable `NAME.partial.download` is kept.
+pub fn sweep_leftovers(models_dir: &Path, name: &str) {
+    let prefixes = [
+        format!("{name}.partial.old-"),
+        format!("{name}.partial.removing-"),
+    ];
+    for entry in fs::read_dir(models_dir).into_iter().flatten().flatten() {
+        let file_name = entry.file_name().to_string_lossy().into_owned();
+        if prefixes.iter().any(|p| file_name.starts_with(p.as_str())) && entry.path().is_dir() {
+            tracing::info!(dir = %entry.path().display(), "removing a leftover model folder");
+            let _ = fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// Loads `dir` with the engine on the CPU, as a check (the result is dropped).
@@ -675,5 +693,30 @@ mod tests {
         assert!(target.join("new").is_file() && !target.join("old").exists());
         let left: Vec<_> = fs::read_dir(dir.path()).unwrap().flatten().collect();
         assert_eq!(left.len(), 1, "{left:?}");
+    }
+
+    #[test]
+    fn leftovers_of_a_crash_are_swept_but_a_resumable_download_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in [
+            "small.partial.old-12",
+            "small.partial.removing-7",
+            "small.partial.download",
+            "small",
+            "smaller.partial.old-1",
+        ] {
+            fs::create_dir_all(dir.path().join(name)).unwrap();
+        }
+        sweep_leftovers(dir.path(), "small");
+        let mut left: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(
+            left,
+            ["small", "small.partial.download", "smaller.partial.old-1"]
+        );
     }
 }

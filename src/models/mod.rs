@@ -101,6 +101,7 @@ pub fn remove(models_dir: &Path, name: &str) -> Result<PathBuf, RemoveError> {
         });
     }
     let _lock = download::lock_model(models_dir, name)?;
+    download::sweep_leftovers(models_dir, name);
     let doomed = models_dir.join(format!("{name}.partial.removing-{}", std::process::id()));
     fs::rename(&dir, &doomed).map_err(|source| RemoveError::Io {
         path: dir.clone(),
