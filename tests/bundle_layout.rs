@@ -91,6 +91,20 @@ impl Fixture {
     }
 }
 
+/// `version` of `[package]` in Cargo.toml, read from the file (the bundle script's sed does the
+/// same; Cargo's own reading, `CARGO_PKG_VERSION`, must agree).
+fn cargo_toml_version() -> String {
+    let text = fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let package = text.split_once("[package]").unwrap().1;
+    let package = package.split("\n[").next().unwrap();
+    package
+        .lines()
+        .find_map(|l| l.strip_prefix("version"))
+        .and_then(|v| v.trim_start().strip_prefix('='))
+        .map(|v| v.trim().trim_matches('"').to_string())
+        .expect("version in [package]")
+}
+
 /// Every file under `dir`, relative, with `/` separators.
 fn files_under(dir: &Path) -> BTreeSet<String> {
     let mut found = BTreeSet::new();
@@ -199,7 +213,8 @@ fn the_layout_holds_the_binary_the_dylibs_the_icon_and_the_plists() {
 
     // Info.plist, parsed back.
     let info = dict(&app.join("Contents/Info.plist"));
-    let version = env!("CARGO_PKG_VERSION"); // Cargo's own reading of Cargo.toml
+    let version = cargo_toml_version();
+    assert_eq!(version, env!("CARGO_PKG_VERSION"));
     assert_eq!(string(&info, "CFBundleShortVersionString"), version);
     assert_eq!(string(&info, "CFBundleVersion"), version);
     assert_eq!(

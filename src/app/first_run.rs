@@ -45,8 +45,11 @@ impl App {
             if let Some((summary, body)) = permissions::solved_text(*permission, self.lang) {
                 self.notifier.send(summary, body);
             }
-            if *permission == Permission::Microphone {
-                self.reopen_microphone();
+            match permission {
+                Permission::Microphone => self.reopen_microphone(),
+                // A later loss must be told again (also by the paste fallback).
+                Permission::Accessibility => self.warned_accessibility = false,
+                Permission::Location | Permission::Session => {}
             }
         }
         if let Some(tray) = &self.tray {
