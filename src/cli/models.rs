@@ -225,6 +225,9 @@ fn verify(model: &str) -> anyhow::Result<()> {
 struct Bar {
     tty: bool,
     started: Instant,
+    /// Bytes already done when the stage began (kept from an earlier attempt), left out of the
+    /// rate.
+    start_done: u64,
     last_stage: Option<Stage>,
     last_percent: u8,
     drawn: bool,
@@ -235,6 +238,7 @@ impl Bar {
         Bar {
             tty,
             started: Instant::now(),
+            start_done: 0,
             last_stage: None,
             last_percent: 0,
             drawn: false,
@@ -253,15 +257,17 @@ impl Bar {
         };
         if stage_changed {
             self.started = Instant::now();
+            self.start_done = p.done;
         }
         if self.tty {
             if pct == self.last_percent && !stage_changed && self.drawn {
                 return;
             }
             let mut line = String::new();
-            if p.total > 0 {
+            if p.total > 0 && p.stage != Stage::Installed {
                 let filled = usize::from(pct) * 30 / 100;
-                let rate = p.done as f64 / self.started.elapsed().as_secs_f64().max(0.1);
+                let fresh = p.done.saturating_sub(self.start_done);
+                let rate = fresh as f64 / self.started.elapsed().as_secs_f64().max(0.1);
                 line = format!(
                     "[{}{}] {pct:>3}% {}/{}  {}/s ",
                     "#".repeat(filled),

@@ -360,7 +360,14 @@ impl HubClient {
             ureq::Error::Status(status, response) => HubError::Status {
                 url: url.to_string(),
                 status,
-                reason: response.status_text().to_string(),
+                reason: match status {
+                    // The hub answers 401 for a repository that does not exist, too.
+                    401 | 403 => format!(
+                        "{} (no such repository, or a private or gated one: set HF_TOKEN)",
+                        response.status_text()
+                    ),
+                    _ => response.status_text().to_string(),
+                },
             },
             ureq::Error::Transport(t) => {
                 let timed_out = std::error::Error::source(&t)
