@@ -32,9 +32,10 @@ fn the_menu_download_reports_progress_then_the_model_and_can_be_cancelled() {
     .unwrap();
     let finished = loop {
         match rx.recv_timeout(Duration::from_secs(60)).expect("an event") {
-            DownloadEvent::Progress { stage, .. } if stage == Stage::Downloading => {
-                running.cancel()
-            }
+            DownloadEvent::Progress {
+                stage: Stage::Downloading,
+                ..
+            } => running.cancel(),
             DownloadEvent::Finished { result, .. } => break result,
             DownloadEvent::Progress { .. } => {}
         }
