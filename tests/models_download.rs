@@ -413,6 +413,7 @@ fn a_full_disk_is_refused_before_any_byte_is_fetched() {
     let served: u64 = hub.files.iter().map(|f| hub.served(&f.name)).sum();
     assert_eq!(served, 0);
     assert!(listed(dir.path()).is_empty());
+    assert!(!partial_dir(dir.path(), "tiny.en").exists());
 }
 
 #[test]

@@ -312,6 +312,10 @@ fn fetch_verify_install(
     let needed = total - reused;
     let available = (opts.available_space)(&opts.models_dir).map_err(io_at(&opts.models_dir))?;
     if available < needed.saturating_add(SPACE_HEADROOM) {
+        if reused == 0 {
+            // Nothing to resume: leave no empty folder behind.
+            let _ = fs::remove_dir_all(partial);
+        }
         return Err(DownloadError::NotEnoughSpace {
             dir: opts.models_dir.clone(),
             needed: needed + SPACE_HEADROOM,
