@@ -6,6 +6,15 @@
 //! `models list` only: a download takes the real sizes (and hashes) from the hub's metadata.
 //! Revisions are the branch `main`; the commit actually fetched is resolved once per download
 //! (so every file comes from one commit) and written into the installed model's manifest.
+//!
+//! What is known to load: every entry is in a layout `whisper::Engine` reads (CTranslate2
+//! `model.bin`, or a single `model.safetensors`), and the engine takes every dimension from the
+//! tensors (80 or 128 mel bins, 51864–51866 tokens, 2 to 32 decoder layers). Loaded here with
+//! real weights: tiny.en and base (CTranslate2) and base converted to the Hugging Face layout
+//! (`tests/hf_layout.rs`). The other repositories could not be fetched on the machines this was
+//! built on; their file lists (`tokenizer.json` in particular) are as published when this was
+//! written, and a download checks them: a repository missing a required file is refused by
+//! name, and a folder that does not load is never installed.
 
 use crate::whisper::Layout;
 
