@@ -481,3 +481,202 @@ fn the_app_icon_is_a_well_formed_icns_of_pngs() {
     seen.sort();
     assert_eq!(seen, expected);
 }
+
+/// The script's macOS branch (closure of dylibs from `otool -L`, rpaths and install names with
+/// `install_name_tool`, signing inside out, the final `otool` check, `ditto`), run on Linux
+/// with stand-in tools (`tests/fake_macos/fake_tool.py`) that model the Mach-O files as PyPI's
+/// torch 2.13.0 macOS wheel has them (its load commands, read with a Mach-O parser).
+struct FakeMac {
+    fixture: Fixture,
+    bin: PathBuf,
+    state: PathBuf,
+    log: PathBuf,
+}
+
+impl FakeMac {
+    fn new(extra_binary_loads: &[&str]) -> FakeMac {
+        let fixture = Fixture::new();
+        let bin = fixture.dir.path().join("fake-bin");
+        fs::create_dir_all(&bin).unwrap();
+        let tool = root().join("tests/fake_macos/fake_tool.py");
+        for name in [
+            "otool",
+            "install_name_tool",
+            "codesign",
+            "ditto",
+            "plutil",
+            "uname",
+        ] {
+            std::os::unix::fs::symlink(&tool, bin.join(name)).unwrap();
+        }
+        let lib = fs::canonicalize(fixture.lib()).unwrap();
+        let system = [
+            "/usr/lib/libc++.1.dylib",
+            "/usr/lib/libSystem.B.dylib",
+            "/System/Library/Frameworks/Metal.framework/Versions/A/Metal",
+        ];
+        let mut exe_loads = vec![
+            "@rpath/libtorch.dylib",
+            "@rpath/libtorch_cpu.dylib",
+            "@rpath/libc10.dylib",
+            "/System/Library/Frameworks/ApplicationServices.framework/Versions/A/ApplicationServices",
+        ];
+        exe_loads.extend_from_slice(extra_binary_loads);
+        exe_loads.extend_from_slice(&system);
+        let dylib = |id: &str, loads: &[&str], rpath: &str| {
+            let mut all: Vec<&str> = loads.to_vec();
+            all.extend_from_slice(&system);
+            serde_json::json!({ "id": id, "loads": all, "rpaths": [rpath] })
+        };
+        let state = serde_json::json!({
+            "whisper-dictation": { "id": null, "loads": exe_loads, "rpaths": [lib] },
+            "libtorch.dylib": dylib("@rpath/libtorch.dylib", &["@rpath/libtorch_cpu.dylib", "@rpath/libc10.dylib"], "@loader_path"),
+            "libtorch_cpu.dylib": dylib("@rpath/libtorch_cpu.dylib", &["@rpath/libc10.dylib", "@rpath/libomp.dylib"], "@loader_path"),
+            "libc10.dylib": dylib("@rpath/libc10.dylib", &[], "@loader_path"),
+            "libomp.dylib": dylib("/opt/llvm-openmp/lib/libomp.dylib", &[], "@loader_path/"),
+            "libtorch_python.dylib": dylib("@rpath/libtorch_python.dylib", &["@rpath/libtorch.dylib"], "@loader_path"),
+        });
+        let state_path = fixture.dir.path().join("macho-state.json");
+        fs::write(&state_path, serde_json::to_vec_pretty(&state).unwrap()).unwrap();
+        let log = fixture.dir.path().join("tools.log");
+        FakeMac {
+            fixture,
+            bin,
+            state: state_path,
+            log,
+        }
+    }
+
+    fn bundle(&self) -> Output {
+        let path = format!(
+            "{}:{}",
+            self.bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        Command::new("bash")
+            .arg(root().join("scripts/bundle-macos.sh"))
+            .arg("--binary")
+            .arg(self.fixture.dir.path().join("whisper-dictation"))
+            .arg("--libtorch-lib")
+            .arg(self.fixture.lib())
+            .arg("--out")
+            .arg(self.fixture.out())
+            .env("PATH", path)
+            .env("FAKE_MACHO_STATE", &self.state)
+            .env("FAKE_TOOL_LOG", &self.log)
+            .output()
+            .unwrap()
+    }
+
+    fn calls(&self) -> Vec<Vec<String>> {
+        fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .map(|l| l.split('\t').map(str::to_string).collect())
+            .collect()
+    }
+
+    fn state(&self) -> serde_json::Value {
+        serde_json::from_slice(&fs::read(&self.state).unwrap()).unwrap()
+    }
+}
+
+#[test]
+fn the_macos_branch_fixes_rpaths_signs_inside_out_and_checks_the_result() {
+    let mac = FakeMac::new(&[]);
+    let output = mac.bundle();
+    assert!(
+        output.status.success(),
+        "bundle-macos.sh (fake macOS) failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let app = mac.fixture.app();
+    let frameworks: BTreeSet<String> = fs::read_dir(app.join("Contents/Frameworks"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let expected: BTreeSet<String> = DYLIBS.iter().map(|s| s.to_string()).collect();
+    assert_eq!(frameworks, expected, "the closure found through otool -L");
+
+    // The Mach-O files as install_name_tool left them.
+    let state = mac.state();
+    assert_eq!(
+        state["whisper-dictation"]["rpaths"],
+        serde_json::json!(["@executable_path/../Frameworks"])
+    );
+    for dylib in DYLIBS {
+        assert_eq!(state[dylib]["id"], format!("@rpath/{dylib}"), "{dylib}");
+    }
+    assert_eq!(
+        state["libomp.dylib"]["rpaths"],
+        serde_json::json!(["@loader_path/"]),
+        "no second @loader_path"
+    );
+    assert_eq!(
+        state["libtorch_cpu.dylib"]["rpaths"],
+        serde_json::json!(["@loader_path"])
+    );
+
+    // Signing: every dylib, then the app with the entitlements, then the check.
+    let calls = mac.calls();
+    let codesign: Vec<&Vec<String>> = calls.iter().filter(|c| c[0] == "codesign").collect();
+    assert_eq!(codesign.len(), DYLIBS.len() + 2, "{codesign:?}");
+    for call in &codesign[..DYLIBS.len()] {
+        assert!(call.last().unwrap().ends_with(".dylib"), "{call:?}");
+        assert!(call.contains(&"--sign".to_string()) && call.contains(&"-".to_string()));
+        assert!(
+            !call.contains(&"--options".to_string()),
+            "ad hoc: no hardened runtime"
+        );
+    }
+    let app_sign = codesign[DYLIBS.len()];
+    assert!(
+        app_sign.last().unwrap().ends_with(".app.partial"),
+        "{app_sign:?}"
+    );
+    let at = app_sign.iter().position(|a| a == "--entitlements").unwrap();
+    assert!(app_sign[at + 1].ends_with("resources/whisper-dictation.entitlements"));
+    assert!(codesign[DYLIBS.len() + 1].contains(&"--verify".to_string()));
+    // rpaths were fixed before anything was signed (a change after signing breaks it).
+    let first_sign = calls.iter().position(|c| c[0] == "codesign").unwrap();
+    let last_edit = calls
+        .iter()
+        .rposition(|c| c[0] == "install_name_tool")
+        .unwrap();
+    assert!(last_edit < first_sign);
+
+    let manifest = manifest(&mac.fixture.out());
+    assert_eq!(steps(&manifest, "mode")[0][0], "macos");
+    let lib = fs::canonicalize(mac.fixture.lib()).unwrap();
+    assert!(steps(&manifest, "rpath-delete").contains(
+        &[
+            "Contents/MacOS/whisper-dictation".to_string(),
+            lib.to_string_lossy().into_owned()
+        ]
+        .as_slice()
+    ));
+    assert!(calls.iter().any(|c| c[0] == "ditto"));
+    let zip = fs::read(mac.fixture.out().join(&steps(&manifest, "zip")[0][0])).unwrap();
+    let entry = b"Whisper Dictation.app/Contents/MacOS/whisper-dictation";
+    assert!(zip.windows(entry.len()).any(|w| w == entry));
+}
+
+#[test]
+fn the_macos_branch_refuses_a_binary_that_links_outside_the_bundle() {
+    let mac = FakeMac::new(&["/opt/homebrew/lib/libsndfile.1.dylib"]);
+    let output = mac.bundle();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("still links outside the bundle")
+            && stderr.contains("/opt/homebrew/lib/libsndfile.1.dylib"),
+        "{stderr}"
+    );
+    assert!(!mac.fixture.app().exists(), "no bundle from a failed run");
+
+    let mac = FakeMac::new(&["@rpath/libmissing.dylib"]);
+    let output = mac.bundle();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("@rpath/libmissing.dylib"), "{stderr}");
+}
