@@ -45,7 +45,7 @@ fn list_on_a_fresh_machine_names_the_catalogue_and_marks_what_is_installed() {
         assert!(
             stdout
                 .lines()
-                .any(|l| l[2..].starts_with(&format!("{name} "))),
+                .any(|l| l.get(2..).unwrap_or("").starts_with(&format!("{name} "))),
             "{name} in {stdout}"
         );
     }
@@ -69,7 +69,7 @@ fn list_on_a_fresh_machine_names_the_catalogue_and_marks_what_is_installed() {
     let line = |name: &str| {
         stdout
             .lines()
-            .find(|l| l[2..].starts_with(&format!("{name} ")))
+            .find(|l| l.get(2..).unwrap_or("").starts_with(&format!("{name} ")))
             .unwrap_or_else(|| panic!("{name} in {stdout}"))
             .to_string()
     };
