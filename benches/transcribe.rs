@@ -1,10 +1,15 @@
 //! Transcription speed, ours against faster-whisper (float32) in the same run on the same clips:
 //! `cargo bench --bench transcribe` (or `scripts/bench.sh`, which also installs the peer).
-//! Prints per-clip medians and the ratio ours / faster-whisper; asserts nothing about time.
+//! Prints per clip: the median time and its stages (mel, encoder, decoder), the word error rate
+//! against the clip's text (`tests/fixtures/clips/texts.json`), faster-whisper's time and WER
+//! and the ratio; then the median and the slowest clip of each, the resident memory with the
+//! model loaded and the time from load to warm. Asserts nothing about time.
 //!
 //! Options (after `--`): `--model NAME|DIR` (base), `--threads N` (2), `--repeat N` (5),
-//! `--beam N` (1), `--precision f32,bf16` (both), `--no-peer`, and clip paths (default: the
-//! English test clips). f32 reproduces the reference's tokens; bf16 is the fast CPU option.
+//! `--beam N` (1), `--precision f32,bf16` (both), `--no-peer`, `--no-timestamps` (text tokens
+//! only, the parity tests' mode: long audio then advances by whole 30 s windows and loses
+//! words, in both engines), and clip paths (default: the English test clips). Timestamps are on
+//! by default, as in the app. f32 reproduces the reference's tokens; bf16 is the fast CPU option.
 //! The peer is `scripts/fw-bench.py`, run with `$FW_PYTHON` or the project's Python venv.
 
 use std::path::{Path, PathBuf};
@@ -12,6 +17,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 use whisper_dictation::audio::wav::read_wav_16k;
 use whisper_dictation::paths;
+use whisper_dictation::wer::wer_percent;
 use whisper_dictation::whisper::{Engine, LoadOptions, TranscribeParams, Transcript};
 
 struct Options {
@@ -21,6 +27,7 @@ struct Options {
     beam: usize,
     precisions: Vec<String>,
     peer: bool,
+    timestamps: bool,
     clips: Vec<PathBuf>,
 }
 
@@ -33,6 +40,7 @@ fn parse_args() -> Options {
         beam: 1,
         precisions: vec!["f32".to_string(), "bf16".to_string()],
         peer: true,
+        timestamps: true,
         clips: Vec::new(),
     };
     let mut args = std::env::args().skip(1);
@@ -53,6 +61,7 @@ fn parse_args() -> Options {
                     .collect()
             }
             "--no-peer" => o.peer = false,
+            "--no-timestamps" => o.timestamps = false,
             "--bench" => {} // added by `cargo bench`
             other if other.starts_with("--") => panic!("unknown option {other}"),
             clip => o.clips.push(PathBuf::from(clip)),
@@ -118,6 +127,7 @@ fn run_peer(o: &Options, model_dir: &Path) -> Option<Vec<PeerResult>> {
             "--repeat",
             &o.repeat.to_string(),
         ])
+        .args(o.timestamps.then_some("--timestamps"))
         .args(&o.clips)
         .output();
     let output = match output {
@@ -157,6 +167,8 @@ fn kind_of(precision: &str) -> tch::Kind {
 }
 
 fn main() {
+    // As the app runs: idle OpenMP threads sleep (see the function).
+    whisper_dictation::platform::prefer_sleeping_compute_threads();
     let o = parse_args();
     tch::set_num_threads(o.threads as i32);
     let model_dir = paths::resolve_model(&o.model).expect("model (run scripts/setup.sh)");
@@ -164,7 +176,7 @@ fn main() {
         language: Some("en".to_string()),
         temperatures: vec![0.0],
         beam_size: (o.beam > 1).then_some(o.beam),
-        without_timestamps: true,
+        without_timestamps: !o.timestamps,
         ..TranscribeParams::default()
     };
     let clips: Vec<(PathBuf, Vec<f32>)> = o
@@ -172,61 +184,145 @@ fn main() {
         .iter()
         .map(|c| (c.clone(), read_wav_16k(c).expect("clip readable")))
         .collect();
+    let texts = reference_texts(&o.clips);
     let peer = if o.peer {
         run_peer(&o, &model_dir)
     } else {
         None
     };
+    println!(
+        "resident memory before loading a model: {:.0} MB",
+        resident_mb("VmRSS")
+    );
     for precision in &o.precisions {
         let load = LoadOptions {
             kind: kind_of(precision),
             ..LoadOptions::default()
         };
+        let started = Instant::now();
         let engine = Engine::load(&model_dir, &load).expect("model loads");
-        report(&o, precision, &engine, &params, &clips, peer.as_deref());
+        report(
+            &o,
+            precision,
+            &engine,
+            started,
+            &params,
+            &clips,
+            &texts,
+            peer.as_deref(),
+        );
     }
 }
 
+/// The spoken text of each clip, from `texts.json` beside it (`None` where it has none).
+fn reference_texts(clips: &[PathBuf]) -> Vec<Option<String>> {
+    clips
+        .iter()
+        .map(|clip| {
+            let texts = clip.parent()?.join("texts.json");
+            let json: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(texts).ok()?).ok()?;
+            let name = clip.file_name()?.to_str()?;
+            json[name].as_str().map(str::to_string)
+        })
+        .collect()
+}
+
+/// A field of `/proc/self/status` in MB (`VmRSS` now, `VmHWM` the peak); NaN off Linux.
+fn resident_mb(field: &str) -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find(|l| l.starts_with(field))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<f64>().ok())
+        })
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+fn median_and_max(values: &mut [f64]) -> (f64, f64) {
+    values.sort_by(f64::total_cmp);
+    match values {
+        [] => (f64::NAN, f64::NAN),
+        v => (v[v.len() / 2], v[v.len() - 1]),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn report(
     o: &Options,
     precision: &str,
     engine: &Engine,
+    load_started: Instant,
     params: &TranscribeParams,
     clips: &[(PathBuf, Vec<f32>)],
+    texts: &[Option<String>],
     peer: Option<&[PeerResult]>,
 ) {
     // Warm-up: first-call allocations and libtorch's lazy initialisation.
     engine.transcribe(&clips[0].1, params).expect("warm-up");
+    let ready = load_started.elapsed();
     println!(
-        "\nours at {precision} | model {} | {} threads | greedy={} | repeat {} | load {:.3} s",
+        "\nours at {precision} | model {} | {} threads | greedy={} | timestamps={} | repeat {} | \
+         load {:.3} s, \
+         load + first transcription {:.3} s | resident {:.0} MB",
         engine.dir().display(),
         o.threads,
         o.beam <= 1,
+        o.timestamps,
         o.repeat,
-        engine.load_time().as_secs_f64()
+        engine.load_time().as_secs_f64(),
+        ready.as_secs_f64(),
+        resident_mb("VmRSS"),
     );
     let ours: Vec<Measured> = clips
         .iter()
         .map(|(_, audio)| measure(engine, audio, params, o.repeat))
         .collect();
     println!(
-        "{:<22} {:>6} {:>9} {:>9} {:>7} {:>7} {:>7} {:>9} {:>7}",
-        "clip", "audio", "ours med", "ours min", "mel", "encode", "decode", "fw med", "ratio"
+        "{:<22} {:>6} {:>9} {:>9} {:>7} {:>7} {:>7} {:>6} {:>9} {:>6} {:>7}",
+        "clip",
+        "audio",
+        "ours med",
+        "ours min",
+        "mel",
+        "encode",
+        "decode",
+        "WER%",
+        "fw med",
+        "fw WER",
+        "ratio"
     );
     let mut ratios = Vec::new();
+    let mut ours_times = Vec::new();
+    let mut fw_times = Vec::new();
+    let (mut ours_wer, mut fw_wer) = (Vec::new(), Vec::new());
     for (i, ((path, audio), m)) in clips.iter().zip(&ours).enumerate() {
         let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("?");
         let t = &m.last.timings;
-        let (fw, ratio) = match peer.map(|p| &p[i]) {
+        ours_times.push(m.median.as_secs_f64());
+        let wer = |text: &str| texts[i].as_deref().map(|r| wer_percent(r, text));
+        let our_wer = wer(&m.last.text);
+        ours_wer.extend(our_wer);
+        let (fw, fw_w, ratio) = match peer.map(|p| &p[i]) {
             Some(p) => {
                 let r = m.median.as_secs_f64() / p.median;
                 ratios.push(r);
-                (format!("{:.3}", p.median), format!("{r:.2}"))
+                fw_times.push(p.median);
+                let w = wer(&p.text);
+                fw_wer.extend(w);
+                (
+                    format!("{:.3}", p.median),
+                    w.map_or("-".into(), |w| format!("{w:.1}")),
+                    format!("{r:.2}"),
+                )
             }
-            None => ("-".into(), "-".into()),
+            None => ("-".into(), "-".into(), "-".into()),
         };
         println!(
-            "{:<22} {:>5.1}s {:>8.3}s {:>8.3}s {:>6.3}s {:>6.3}s {:>6.3}s {:>8}s {:>7}",
+            "{:<22} {:>5.1}s {:>8.3}s {:>8.3}s {:>6.3}s {:>6.3}s {:>6.3}s {:>6} {:>8}s {:>6} {:>7}",
             name,
             audio.len() as f64 / 16_000.0,
             m.median.as_secs_f64(),
@@ -234,7 +330,9 @@ fn report(
             t.mel.as_secs_f64(),
             t.encode.as_secs_f64(),
             t.decode.as_secs_f64(),
+            our_wer.map_or("-".into(), |w| format!("{w:.1}")),
             fw,
+            fw_w,
             ratio
         );
         if let Some(p) = peer.map(|p| &p[i]) {
@@ -247,6 +345,18 @@ fn report(
             }
         }
     }
+    let (ours_median, ours_max) = median_and_max(&mut ours_times);
+    let (fw_median, fw_max) = median_and_max(&mut fw_times);
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    println!(
+        "over the clips: ours median {ours_median:.3} s, slowest {ours_max:.3} s, mean WER \
+         {:.1} % | faster-whisper median {fw_median:.3} s, slowest {fw_max:.3} s, mean WER {:.1} % \
+         | resident {:.0} MB (peak {:.0} MB)",
+        mean(&ours_wer),
+        mean(&fw_wer),
+        resident_mb("VmRSS"),
+        resident_mb("VmHWM"),
+    );
     if !ratios.is_empty() {
         ratios.sort_by(f64::total_cmp);
         println!(

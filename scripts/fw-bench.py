@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """faster-whisper benchmark peer for the Rust benchmark (run as a subprocess).
 
-  fw-bench.py --model DIR [--threads 2] [--language en] [--beam 1] [--repeat N] CLIP...
+  fw-bench.py --model DIR [--threads 2] [--language en] [--beam 1] [--repeat N]
+              [--timestamps] CLIP...
 
 Loads faster-whisper once (CPU, float32), runs one warm-up transcription, then transcribes
-each clip N times (temperature 0, without_timestamps=True, vad off, condition_on_previous_text
+each clip N times (temperature 0, without_timestamps=True unless --timestamps, vad off, condition_on_previous_text
 on, language given) and prints one JSON line per clip on stdout:
   {"clip": path, "seconds_median": x, "seconds_min": y, "load_seconds": z, "text": "...",
    "repeat": N, "audio_seconds": d}
@@ -63,6 +64,9 @@ def main():
     ap.add_argument("--language", default="en")
     ap.add_argument("--beam", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--timestamps", action="store_true",
+                    help="decode with timestamp tokens (as the app does; long audio then "
+                         "advances by segment instead of by whole 30 s windows)")
     ap.add_argument("clips", nargs="+")
     args = ap.parse_args()
     if args.repeat < 1 or args.beam < 1 or args.threads < 1:
@@ -84,7 +88,7 @@ def main():
     def transcribe(audio):
         segments, _ = model.transcribe(
             audio, language=language, task="transcribe", beam_size=args.beam, best_of=1,
-            temperature=0.0, without_timestamps=True, condition_on_previous_text=True,
+            temperature=0.0, without_timestamps=not args.timestamps, condition_on_previous_text=True,
             vad_filter=False, initial_prompt=None)
         return "".join(s.text for s in segments).strip()   # consuming does the work
 

@@ -24,4 +24,5 @@ pub mod recordings;
 pub mod settings;
 pub mod single_instance;
 pub mod transcriber;
+pub mod wer;
 pub mod whisper;

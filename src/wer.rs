@@ -1,0 +1,118 @@
+//! Word error rate of a transcript against the text that was spoken, as the benchmarks report
+//! it: both texts normalised the same way (lower case, punctuation dropped, small numbers
+//! written as words, so "at 9." and "at nine" agree), then the word-level edit distance over the
+//! reference's length.
+
+/// Words of `text` after normalisation.
+pub fn normalised_words(text: &str) -> Vec<String> {
+    text.split_whitespace()
+        .flat_map(|raw| {
+            let word: String = raw
+                .chars()
+                .filter(|c| c.is_alphanumeric() || *c == '\'')
+                .flat_map(char::to_lowercase)
+                .collect();
+            let word = word.trim_matches('\'').to_string();
+            match word.parse::<u32>() {
+                Ok(n) => number_words(n),
+                Err(_) => vec![word],
+            }
+        })
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// Edit operations (substitutions, insertions, deletions) turning `reference` into
+/// `hypothesis`, word by word.
+pub fn word_errors(reference: &[String], hypothesis: &[String]) -> usize {
+    let mut previous: Vec<usize> = (0..=hypothesis.len()).collect();
+    for (i, r) in reference.iter().enumerate() {
+        let mut current = vec![i + 1; hypothesis.len() + 1];
+        for (j, h) in hypothesis.iter().enumerate() {
+            let substitute = previous[j] + usize::from(r != h);
+            current[j + 1] = substitute.min(previous[j + 1] + 1).min(current[j] + 1);
+        }
+        previous = current;
+    }
+    previous[hypothesis.len()]
+}
+
+/// Word error rate of `hypothesis` against `reference`, in percent (0 for two empty texts; an
+/// empty reference with words hypothesised counts each as an error over one reference word).
+pub fn wer_percent(reference: &str, hypothesis: &str) -> f64 {
+    let r = normalised_words(reference);
+    let h = normalised_words(hypothesis);
+    100.0 * word_errors(&r, &h) as f64 / r.len().max(1) as f64
+}
+
+/// English words for 0–99 (larger numbers stay digits: the clips do not say them).
+fn number_words(n: u32) -> Vec<String> {
+    const ONES: [&str; 20] = [
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+    ];
+    const TENS: [&str; 10] = [
+        "", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
+    ];
+    match n {
+        0..=19 => vec![ONES[n as usize].to_string()],
+        20..=99 if n % 10 == 0 => vec![TENS[(n / 10) as usize].to_string()],
+        20..=99 => vec![
+            TENS[(n / 10) as usize].to_string(),
+            ONES[(n % 10) as usize].to_string(),
+        ],
+        _ => vec![n.to_string()],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn punctuation_case_and_small_numbers_do_not_count() {
+        assert_eq!(
+            wer_percent(
+                "Please remind me to call the dentist tomorrow morning at nine.",
+                "please remind me to call the dentist tomorrow morning at 9"
+            ),
+            0.0
+        );
+        assert_eq!(
+            normalised_words("Gate 12, at 2:30!"),
+            ["gate", "twelve", "at", "230"]
+        );
+        assert_eq!(normalised_words("I'll be 'late'"), ["i'll", "be", "late"]);
+    }
+
+    #[test]
+    fn substitutions_insertions_and_deletions_each_cost_one() {
+        // one substitution in four words
+        assert_eq!(wer_percent("a b c d", "a x c d"), 25.0);
+        // one deletion
+        assert_eq!(wer_percent("a b c d", "a b d"), 25.0);
+        // two insertions
+        assert_eq!(wer_percent("a b c d", "a b c d e f"), 50.0);
+        assert_eq!(wer_percent("", ""), 0.0);
+        assert_eq!(wer_percent("", "thank you"), 200.0);
+        assert_eq!(wer_percent("a b", ""), 100.0);
+    }
+}
