@@ -195,6 +195,20 @@ fn assert_said(got: &str, expected: &str, must: &[&str], what: &str) {
     );
 }
 
+/// The resident memory of process `pid` in MB (0 when it cannot be read).
+fn resident_mb(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb / 1024)
+}
+
 /// Waits until the clipboard holds `expected` (the app restores it ~300 ms after a paste).
 fn wait_for_clipboard(desktop: &Desktop, expected: &str, timeout: Duration) -> String {
     let deadline = Instant::now() + timeout;
@@ -225,7 +239,11 @@ fn dictation_on_a_real_desktop() {
     write_settings(&state, "paste");
     let mut app = start_app(&desktop, &state, &[("WHISPER_DICTATION_UI_LANG", "en")]);
     let ready_after = wait_ready(&mut app);
-    println!("app ready after {:.1} s", ready_after.as_secs_f64());
+    println!(
+        "app ready after {:.1} s, resident {} MB",
+        ready_after.as_secs_f64(),
+        resident_mb(app.pid())
+    );
 
     let mut second = start_app(&desktop, &state, &[("WHISPER_DICTATION_UI_LANG", "en")]);
     second
