@@ -7,6 +7,7 @@ mod cli;
 use clap::Parser;
 
 fn main() {
+    whisper_dictation::platform::prefer_sleeping_compute_threads();
     let args = cli::Cli::parse();
     let app_mode = args.is_app();
     // The app logs to a rotating file as well (and at info: stage timings); commands only warn.
