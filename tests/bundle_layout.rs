@@ -548,6 +548,10 @@ impl FakeMac {
     }
 
     fn bundle(&self) -> Output {
+        self.bundle_with(&[])
+    }
+
+    fn bundle_with(&self, extra: &[&str]) -> Output {
         let path = format!(
             "{}:{}",
             self.bin.display(),
@@ -564,6 +568,7 @@ impl FakeMac {
             .env("PATH", path)
             .env("FAKE_MACHO_STATE", &self.state)
             .env("FAKE_TOOL_LOG", &self.log)
+            .args(extra)
             .output()
             .unwrap()
     }
@@ -679,4 +684,35 @@ fn the_macos_branch_refuses_a_binary_that_links_outside_the_bundle() {
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("@rpath/libmissing.dylib"), "{stderr}");
+}
+
+#[test]
+fn a_developer_id_build_gets_the_hardened_runtime_and_a_timestamp() {
+    let mac = FakeMac::new(&[]);
+    let identity = "Developer ID Application: Ala Kowalska (AB12CD34EF)";
+    let output = mac.bundle_with(&["--identity", identity, "--no-zip"]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let calls = mac.calls();
+    let signs: Vec<&Vec<String>> = calls
+        .iter()
+        .filter(|c| c[0] == "codesign" && !c.contains(&"--verify".to_string()))
+        .collect();
+    assert_eq!(signs.len(), DYLIBS.len() + 1);
+    for call in signs {
+        let at = call.iter().position(|a| a == "--sign").unwrap();
+        assert_eq!(call[at + 1], identity);
+        let runtime = call.iter().position(|a| a == "--options").unwrap();
+        assert_eq!(call[runtime + 1], "runtime");
+        assert!(call.contains(&"--timestamp".to_string()), "{call:?}");
+    }
+    let manifest = manifest(&mac.fixture.out());
+    let app_sign = steps(&manifest, "sign").last().unwrap().to_vec();
+    assert_eq!(app_sign[1], identity);
+    assert_eq!(app_sign[3], "runtime=hardened");
+    assert!(steps(&manifest, "zip").is_empty(), "--no-zip");
+    assert!(!calls.iter().any(|c| c[0] == "ditto"));
 }
