@@ -78,11 +78,20 @@ impl App {
     /// "Permissions…": checks now, then shows the first problem and opens its pane, or says
     /// that all is well.
     pub(super) fn permissions_clicked(&mut self) {
+        let known: Vec<Permission> = self
+            .permissions
+            .problems()
+            .iter()
+            .map(|p| p.permission())
+            .collect();
         self.check_permissions();
         match self.permissions.problems().first().cloned() {
             Some(problem) => {
-                let (summary, body) = problem.text(self.lang);
-                self.notifier.send(summary, body);
+                // A problem found just now was notified by the check already.
+                if known.contains(&problem.permission()) {
+                    let (summary, body) = problem.text(self.lang);
+                    self.notifier.send(summary, body);
+                }
                 if let Some(pane) = problem.pane() {
                     if let Err(e) = crate::platform::open_url(pane) {
                         tracing::warn!("cannot open {pane}: {e}");
