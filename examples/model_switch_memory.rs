@@ -3,7 +3,8 @@
 //! the new one loaded, warmed up on the built-in sample, the allocator trimmed, exactly as a
 //! Model ▸ choice in the menu does — and the process's memory is printed after each switch.
 //!
-//!     cargo run --release --example model_switch_memory -- [--device cpu|mps|cuda|auto] base tiny.en base tiny.en base
+//!     cargo run --release --example model_switch_memory -- [--device cpu|mps|cuda|auto]
+//!         [--cpu-precision f32|bf16] base tiny.en base tiny.en base
 //!
 //! Memory is read with `ps -o rss=` (Linux and macOS alike). On a Mac the GPU's buffers are
 //! not resident pages of the process but IOKit memory; they count in the "physical footprint"
@@ -21,6 +22,8 @@ use whisper_dictation::settings::Settings;
 
 fn main() -> anyhow::Result<()> {
     let mut device = "cpu".to_string();
+    // Empty: the app's own choice (bfloat16 on CPUs that compute it natively).
+    let mut cpu_precision = String::new();
     let mut models = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -29,6 +32,11 @@ fn main() -> anyhow::Result<()> {
                 device = args
                     .next()
                     .ok_or_else(|| anyhow::anyhow!("--device needs a value"))?
+            }
+            "--cpu-precision" => {
+                cpu_precision = args
+                    .next()
+                    .ok_or_else(|| anyhow::anyhow!("--cpu-precision needs a value"))?
             }
             _ => models.push(arg),
         }
@@ -49,7 +57,15 @@ fn main() -> anyhow::Result<()> {
         let _ = tx.send(event);
     })?;
 
-    println!("pid {} device {device}", std::process::id());
+    println!(
+        "pid {} device {device} cpu precision {}",
+        std::process::id(),
+        if cpu_precision.is_empty() {
+            "(the app's choice)"
+        } else {
+            &cpu_precision
+        }
+    );
     println!(
         "{:<10} {:>8} {:>10} {:>10}  footprint",
         "model", "on", "load+warm", "rss"
@@ -66,6 +82,7 @@ fn main() -> anyhow::Result<()> {
         let settings = Settings {
             model: model.clone(),
             device: device.clone(),
+            cpu_precision: cpu_precision.clone(),
             ..Settings::default()
         };
         let request = model_request(&settings, state.path()).map_err(anyhow::Error::msg)?;
