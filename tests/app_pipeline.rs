@@ -9,12 +9,12 @@ mod common;
 
 use std::sync::mpsc;
 use std::time::Duration;
-use whisper_dictation::app::early;
 use whisper_dictation::app::verdict::{judge, Empty};
 use whisper_dictation::app::worker::{
     Job, JobAudio, ModelRequest, Outcome, Worker, WorkerCommand, WorkerEvent,
 };
 use whisper_dictation::audio::level::{GateConfig, Level};
+use whisper_dictation::audio::pause;
 use whisper_dictation::audio::wav::read_wav_16k;
 use whisper_dictation::recordings::RecordingStore;
 use whisper_dictation::settings::Settings;
@@ -115,6 +115,15 @@ impl Harness {
             audio: JobAudio::Recorded(head),
             params: params.clone(),
         }));
+        // As in the app, the whole recording arrives after the head was taken up (sent at
+        // once, the worker would skip the head as superseded).
+        loop {
+            match self.events.recv_timeout(WAIT).expect("the worker answers") {
+                WorkerEvent::EarlyDone { id: done, .. } if done == id => break,
+                WorkerEvent::Done { .. } => panic!("no result may come before the recording"),
+                _ => {}
+            }
+        }
         self.worker.send(WorkerCommand::Transcribe(Job {
             id,
             audio: JobAudio::Recorded(whole),
@@ -228,7 +237,7 @@ fn the_head_transcribed_at_key_up_stands_only_when_the_tail_is_quiet() {
     h.load();
     let speech = clip("en_kal.wav");
     assert!(
-        early::worth_starting(&speech, 16_000, &GateConfig::default()),
+        pause::worth_starting(&speech, 16_000, &GateConfig::default()),
         "the clip ends in quiet, as a dictation does when the speaker has finished"
     );
 

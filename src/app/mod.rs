@@ -7,7 +7,6 @@
 //! → text judged (silence and hallucinations dropped) → delivered (paste / type / copy). Each
 //! one logs its stage timings from key-up.
 
-pub mod early;
 mod first_run;
 pub mod model_download;
 pub mod notify;
@@ -20,6 +19,8 @@ pub mod worker;
 
 use crate::app_icons::IconState;
 use crate::audio::capture::{Recorder, RecorderCommand, RecorderConfig, RecorderEvent, PRE_ROLL};
+use crate::audio::level::{loudest_frame, GateConfig};
+use crate::audio::pause;
 use crate::device::backend::detect;
 use crate::device::simulated::SimulatedGpu;
 use crate::device::DeviceKind;
@@ -32,6 +33,7 @@ use crate::settings::Settings;
 use crate::single_instance::{InstanceError, InstanceLock};
 use global_hotkey::hotkey::HotKey;
 use global_hotkey::{GlobalHotKeyEvent, GlobalHotKeyManager, HotKeyState};
+use model_download::{stage_name, DownloadEvent};
 use notify::Notifier;
 use output::{Output, OutputCommand, OutputEvent};
 use state::{Action, Activity, Config, Dictation, HotkeyMode, Input};
@@ -43,7 +45,6 @@ use std::time::{Duration, Instant};
 use tao::event::{Event, StartCause};
 use tao::event_loop::{ControlFlow, EventLoopBuilder, EventLoopProxy};
 use tao::platform::run_return::EventLoopExtRunReturn;
-use model_download::{stage_name, DownloadEvent};
 use texts::{microphone_line, status_line, Notice, Status};
 use tray::{MenuAction, MenuModel, ModelMenuView, Tray};
 use tray_icon::menu::MenuEvent;
@@ -151,6 +152,7 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         last_recording,
         tray: None,
         stages: HashMap::new(),
+        early_sent: None,
         pending_audio: HashMap::new(),
         recent: VecDeque::new(),
         last_delivered: None,
@@ -209,6 +211,14 @@ struct Stages {
     early: bool,
 }
 
+/// The audio last sent to be transcribed early (at a pause or key-up).
+struct EarlySent {
+    id: u64,
+    /// Samples at 16 kHz.
+    len: usize,
+    peak: f32,
+}
+
 struct LoadedModel {
     name: String,
     device: DeviceKind,
@@ -235,6 +245,7 @@ struct App {
     permissions: PermissionWatch,
     next_permission_check: Option<Instant>,
     stages: HashMap<u64, Stages>,
+    early_sent: Option<EarlySent>,
     pending_audio: HashMap<u64, Vec<f32>>,
     recent: VecDeque<String>,
     last_delivered: Option<(String, Instant)>,
@@ -337,6 +348,21 @@ impl App {
         }
     }
 
+    /// Sends the audio so far of recording `id` to be transcribed ahead of its end.
+    fn transcribe_early(&mut self, id: u64, samples: Vec<f32>) {
+        self.early_sent = Some(EarlySent {
+            id,
+            len: samples.len(),
+            peak: loudest_frame(&samples, 16_000),
+        });
+        let params = worker::params_from(&self.settings);
+        self.worker.send(WorkerCommand::TranscribeEarly(Job {
+            id,
+            audio: JobAudio::Recorded(samples),
+            params,
+        }));
+    }
+
     fn transcribe(&mut self, id: u64, audio: JobAudio) {
         let params = worker::params_from(&self.settings);
         self.worker
@@ -364,17 +390,33 @@ impl App {
                     "first audio after key-down"
                 );
             }
+            RecorderEvent::Pause { id, samples } => {
+                if self.dictation.is_recording(id) && self.dictation.model_ready() {
+                    tracing::debug!(
+                        id,
+                        seconds = samples.len() as f32 / 16_000.0,
+                        "the speaker paused: transcribing the audio so far"
+                    );
+                    self.transcribe_early(id, samples);
+                }
+            }
             RecorderEvent::Head { id, samples } => {
-                let gate = crate::audio::level::GateConfig::default();
-                if self.dictation.awaits_text(id) && early::worth_starting(&samples, 16_000, &gate)
+                let covered = self.early_sent.as_ref().is_some_and(|sent| {
+                    sent.id == id
+                        && pause::tail_is_quiet(
+                            &samples,
+                            sent.len,
+                            sent.peak,
+                            16_000,
+                            &GateConfig::default(),
+                        )
+                });
+                if !covered
+                    && self.dictation.awaits_text(id)
+                    && pause::worth_starting(&samples, 16_000, &GateConfig::default())
                 {
                     tracing::debug!(id, "transcribing the audio up to key-up");
-                    let params = worker::params_from(&self.settings);
-                    self.worker.send(WorkerCommand::TranscribeEarly(Job {
-                        id,
-                        audio: JobAudio::Recorded(samples),
-                        params,
-                    }));
+                    self.transcribe_early(id, samples);
                 }
             }
             RecorderEvent::Audio { id, samples, ended } => {
@@ -465,6 +507,18 @@ impl App {
                     tracing::warn!(notice, "device");
                     self.notifier.send(notify::APP_NAME, notice);
                 }
+            }
+            WorkerEvent::EarlyDone {
+                id,
+                seconds,
+                engine,
+            } => {
+                tracing::debug!(
+                    id,
+                    seconds,
+                    engine_ms = engine.as_millis() as u64,
+                    "audio so far transcribed"
+                );
             }
             WorkerEvent::Done {
                 id,

@@ -189,6 +189,16 @@ impl Dictation {
         self.in_flight.contains(&id) && self.model == ModelState::Ready
     }
 
+    /// Whether recording `id` is the one in progress.
+    pub fn is_recording(&self, id: u64) -> bool {
+        self.recording.is_some_and(|r| r.id == id)
+    }
+
+    /// Whether the model is loaded and warmed.
+    pub fn model_ready(&self) -> bool {
+        self.model == ModelState::Ready
+    }
+
     /// Recordings handed to the worker or awaited from the recorder.
     pub fn queued(&self) -> usize {
         self.in_flight.len()

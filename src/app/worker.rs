@@ -5,12 +5,12 @@
 //!
 //! A recording's head (the audio up to key-up) may arrive first as
 //! [`WorkerCommand::TranscribeEarly`]: its result is kept and used for the whole recording when
-//! the tail that follows is quiet (see [`super::early`]), so the text is ready about one tail
+//! the tail that follows is quiet (see [`crate::audio::pause`]), so the text is ready about one tail
 //! sooner.
 
-use super::early;
 use super::verdict::{gate, judge, Empty};
 use crate::audio::level::{loudest_frame, GateConfig, Level};
+use crate::audio::pause;
 use crate::audio::wav::read_wav_16k;
 use crate::command_thread::CommandThread;
 use crate::device::manager::DeviceManager;
@@ -22,6 +22,7 @@ use crate::recordings::RecordingStore;
 use crate::settings::Settings;
 use crate::transcriber::Transcriber;
 use crate::whisper::TranscribeParams;
+use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
@@ -90,6 +91,13 @@ pub enum WorkerEvent {
     },
     /// Device messages for the user (fallback, recovery), already in the UI language.
     Notices(Vec<String>),
+    /// The audio so far of recording `id` (a [`WorkerCommand::TranscribeEarly`]) is transcribed;
+    /// its result waits for the whole recording.
+    EarlyDone {
+        id: u64,
+        seconds: f32,
+        engine: Duration,
+    },
     Done {
         id: u64,
         outcome: Outcome,
@@ -142,10 +150,27 @@ struct WorkerThread {
 
 impl WorkerThread {
     fn run(mut self, commands: Receiver<WorkerCommand>) {
-        while let Ok(command) = commands.recv() {
+        let mut queue = VecDeque::new();
+        loop {
+            if queue.is_empty() {
+                match commands.recv() {
+                    Ok(command) => queue.push_back(command),
+                    Err(_) => break,
+                }
+            }
+            queue.extend(commands.try_iter());
+            let Some(command) = queue.pop_front() else {
+                continue;
+            };
             match command {
                 WorkerCommand::Load(request) => self.load(request),
                 WorkerCommand::Transcribe(job) => self.transcribe(job),
+                WorkerCommand::TranscribeEarly(job) if superseded(&job, &queue) => {
+                    tracing::debug!(
+                        id = job.id,
+                        "early transcription skipped: newer audio queued"
+                    );
+                }
                 WorkerCommand::TranscribeEarly(job) => self.transcribe_early(job),
             }
         }
@@ -215,7 +240,7 @@ impl WorkerThread {
         };
         if let Some(early) = self.early.take().filter(|e| e.id == job.id) {
             let gate_config = GateConfig::default();
-            let quiet_tail = early::tail_is_quiet(
+            let quiet_tail = pause::tail_is_quiet(
                 &samples,
                 early.head_len,
                 early.head_peak,
@@ -266,6 +291,11 @@ impl WorkerThread {
             return;
         };
         let recognised = self.recognise(&head, &job.params);
+        (self.emit)(WorkerEvent::EarlyDone {
+            id: job.id,
+            seconds: head.len() as f32 / SAMPLE_RATE as f32,
+            engine: recognised.engine,
+        });
         self.early = Some(EarlyResult {
             id: job.id,
             head_len: head.len(),
@@ -342,6 +372,18 @@ struct EarlyResult {
     head_len: usize,
     head_peak: f32,
     recognised: Recognised,
+}
+
+/// Whether newer audio of the same recording waits behind an early `job`: a later pause, the
+/// audio up to key-up, or the whole recording (then transcribing the older audio first would
+/// only delay it).
+fn superseded(job: &Job, queue: &VecDeque<WorkerCommand>) -> bool {
+    queue.iter().any(|command| match command {
+        WorkerCommand::TranscribeEarly(later) | WorkerCommand::Transcribe(later) => {
+            later.id == job.id
+        }
+        WorkerCommand::Load(_) => false,
+    })
 }
 
 /// Sends the device manager's messages since the last call, if any.

@@ -24,6 +24,9 @@ pub const PRE_ROLL: Duration = Duration::from_millis(500);
 /// A recording whose stream delivers nothing for this long has lost its microphone.
 const STALL: Duration = Duration::from_millis(2000);
 const TARGET_RATE: u32 = 16_000;
+/// Pauses in recordings longer than this (one Whisper window) are not snapshotted: transcribing
+/// them again and again while the speaker goes on would cost more than it saves.
+pub const PAUSE_SNAPSHOT_LIMIT: Duration = Duration::from_secs(30);
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecorderConfig {
@@ -59,6 +62,14 @@ pub enum RecorderEvent {
     },
     /// The first audio callback after the start command (how long the microphone took).
     FirstAudio { id: u64, after_start: Duration },
+    /// The speaker paused while still holding the key: the audio so far, so a transcription can
+    /// start before the key goes up (see [`super::pause`]). Sent once per pause that follows new
+    /// speech, while the recording is at most [`PAUSE_SNAPSHOT_LIMIT`] long.
+    Pause {
+        id: u64,
+        /// 16 kHz mono.
+        samples: Vec<f32>,
+    },
     /// The audio up to the moment the key went up, sent before the [`TAIL`] is recorded so
     /// transcription can start at once; [`RecorderEvent::Audio`] follows with the tail.
     Head {
@@ -155,6 +166,8 @@ struct RecorderThread {
     stream: Option<OpenStream>,
     stream_errors: (Sender<String>, Receiver<String>),
     current: Option<(u64, Instant)>,
+    /// Samples (at the device's rate) of the current recording already sent as a pause.
+    paused_at: usize,
 }
 
 impl RecorderThread {
@@ -166,6 +179,7 @@ impl RecorderThread {
             stream: None,
             stream_errors: mpsc::channel(),
             current: None,
+            paused_at: 0,
         }
     }
 
@@ -182,6 +196,7 @@ impl RecorderThread {
                 Err(RecvTimeoutError::Timeout) => {}
             }
             self.watch();
+            self.notice_pause();
         }
     }
 
@@ -229,6 +244,7 @@ impl RecorderThread {
             pre_roll
         };
         self.current = Some((id, Instant::now()));
+        self.paused_at = 0;
         (self.emit)(RecorderEvent::Started {
             id,
             device: name,
@@ -276,6 +292,12 @@ impl RecorderThread {
 
     /// Sends what was recorded so far, as [`RecorderEvent::Head`].
     fn emit_head(&self, id: u64) {
+        let samples = self.recorded_so_far().0;
+        (self.emit)(RecorderEvent::Head { id, samples });
+    }
+
+    /// The current recording so far at 16 kHz, and its length at the device's rate.
+    fn recorded_so_far(&self) -> (Vec<f32>, usize) {
         let (samples, rate) = {
             let shared = lock(&self.shared);
             (
@@ -283,12 +305,37 @@ impl RecorderThread {
                 self.stream.as_ref().map_or(TARGET_RATE, |s| s.rate),
             )
         };
+        let len = samples.len();
         let samples = if rate == TARGET_RATE {
             samples
         } else {
             resample(&samples, rate, TARGET_RATE)
         };
-        (self.emit)(RecorderEvent::Head { id, samples });
+        (samples, len)
+    }
+
+    /// Sends [`RecorderEvent::Pause`] when the speaker has just paused after new speech.
+    fn notice_pause(&mut self) {
+        let Some((id, _)) = self.current else {
+            return;
+        };
+        let Some(rate) = self.stream.as_ref().map(|s| s.rate) else {
+            return;
+        };
+        let paused = {
+            let shared = lock(&self.shared);
+            let Some(recording) = shared.recording.as_ref() else {
+                return;
+            };
+            let limit = (PAUSE_SNAPSHOT_LIMIT.as_secs_f64() * f64::from(rate)) as usize;
+            recording.len() <= limit
+                && super::pause::paused_after_new_speech(recording, self.paused_at, rate)
+        };
+        if paused {
+            let (samples, len) = self.recorded_so_far();
+            self.paused_at = len;
+            (self.emit)(RecorderEvent::Pause { id, samples });
+        }
     }
 
     /// Reports the first audio of a recording, stream errors, and a microphone gone silent.

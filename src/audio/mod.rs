@@ -1,7 +1,8 @@
 //! Audio input: reading WAV files of any common format, converting audio to what Whisper takes
-//! (16 kHz mono f32), recording from the microphone, and the energy gate.
+//! (16 kHz mono f32), recording from the microphone, the energy gate, and where the speaker paused.
 
 pub mod capture;
 pub mod level;
+pub mod pause;
 pub mod resample;
 pub mod wav;

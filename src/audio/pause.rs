@@ -1,13 +1,16 @@
-//! Starting transcription at key-up instead of after the tail.
+//! Where the speaker has paused: the pure decisions behind transcribing before the recording
+//! ends.
 //!
 //! The recorder keeps listening for a short tail after the key goes up so a word still being
-//! spoken is not cut; waiting for it before transcribing costs its whole length on every
-//! dictation. Most people stop speaking before they let go, so the app transcribes the audio up
-//! to key-up (the head) at once when the head ends in quiet, and keeps that result when the tail
-//! turned out quiet too. When speech went on into the tail the early result is thrown away and
-//! the whole recording is transcribed as before. These are the two pure decisions.
+//! spoken is not cut; waiting for it, and for the whole transcription after it, costs the user
+//! on every dictation. Most people stop speaking before they let go, so the app transcribes the
+//! audio so far as soon as the speaker pauses while holding the key ([`paused_after_new_speech`],
+//! checked as audio arrives) and at key-up when the audio up to there ends in quiet
+//! ([`worth_starting`]); such an early result stands when everything recorded after it is quiet
+//! ([`tail_is_quiet`]). When speech went on, the early result is thrown away and the whole
+//! recording is transcribed as before.
 
-use crate::audio::level::{loudest_frame, GateConfig};
+use super::level::{loudest_frame, GateConfig};
 use std::time::Duration;
 
 /// How much quiet must end the head for its words to count as complete.
@@ -34,6 +37,20 @@ pub fn worth_starting(head: &[f32], sample_rate: u32, gate: &GateConfig) -> bool
         return false; // nothing said: no hurry to transcribe silence
     }
     loudest_frame(&head[head.len() - end..], sample_rate) < quiet_threshold(peak, gate)
+}
+
+/// Whether `recording` (at `sample_rate`) has just paused after speech that came after its first
+/// `since` samples (the audio already sent at the previous pause): there is sound, the last
+/// [`QUIET_END`] is quiet, and before that, past `since`, something was said.
+pub fn paused_after_new_speech(recording: &[f32], since: usize, sample_rate: u32) -> bool {
+    let gate = GateConfig::default();
+    if !worth_starting(recording, sample_rate, &gate) {
+        return false;
+    }
+    let end = (QUIET_END.as_secs_f32() * sample_rate as f32) as usize;
+    let before_pause = &recording[..recording.len() - end];
+    let peak = loudest_frame(recording, sample_rate);
+    since < before_pause.len() && !tail_is_quiet(before_pause, since, peak, sample_rate, &gate)
 }
 
 /// Whether the result for the first `head_len` samples stands for all of `recording`: what was
@@ -105,6 +122,24 @@ mod tests {
         let gate = GateConfig::default();
         let head = join(&[tone(1.0, 0.3), tone(0.3, 0.03)]);
         assert!(!worth_starting(&head, RATE, &gate));
+    }
+
+    #[test]
+    fn a_pause_is_noticed_once_per_new_stretch_of_speech() {
+        let first = join(&[quiet(0.3), tone(1.0, 0.2)]);
+        // Still speaking: no pause.
+        assert!(!paused_after_new_speech(&first, 0, RATE));
+        let paused = join(&[first.clone(), quiet(0.25)]);
+        assert!(paused_after_new_speech(&paused, 0, RATE));
+        // The same pause again, after it was sent: nothing new was said.
+        let longer = join(&[paused.clone(), quiet(0.3)]);
+        assert!(!paused_after_new_speech(&longer, paused.len(), RATE));
+        // Speech again, then a pause: a new one.
+        let again = join(&[longer.clone(), tone(0.5, 0.2), quiet(0.25)]);
+        assert!(paused_after_new_speech(&again, paused.len(), RATE));
+        // At 48 kHz too (the recorder checks at the device's rate).
+        let up = |v: &[f32]| v.iter().flat_map(|&s| [s, s, s]).collect::<Vec<f32>>();
+        assert!(paused_after_new_speech(&up(&paused), 0, 3 * RATE));
     }
 
     #[test]
