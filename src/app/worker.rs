@@ -238,41 +238,36 @@ impl WorkerThread {
                 }
             },
         };
-        if let Some(early) = self.early.take().filter(|e| e.id == job.id) {
-            let gate_config = GateConfig::default();
-            let quiet_tail = pause::tail_is_quiet(
-                &samples,
-                early.head_len,
-                early.head_peak,
-                SAMPLE_RATE,
-                &gate_config,
-            );
-            if quiet_tail && !matches!(early.recognised.outcome, Outcome::Failed(_)) {
-                let Recognised {
-                    outcome,
-                    engine,
-                    level,
-                } = early.recognised;
-                return (self.emit)(WorkerEvent::Done {
-                    id: job.id,
-                    outcome,
-                    recording,
-                    at: Instant::now(),
-                    engine,
-                    level,
-                    early: true,
-                });
-            }
-            tracing::info!(
-                id = job.id,
-                "speech went on after key-up: transcribing the whole recording"
-            );
-        }
+        let early = self
+            .early
+            .take()
+            .filter(|early| early.id == job.id)
+            .and_then(|early| {
+                let quiet_tail = pause::tail_is_quiet(
+                    &samples,
+                    early.head_len,
+                    early.head_peak,
+                    SAMPLE_RATE,
+                    &GateConfig::default(),
+                );
+                let usable = quiet_tail && !matches!(early.recognised.outcome, Outcome::Failed(_));
+                if !usable {
+                    tracing::info!(
+                        id = job.id,
+                        "speech went on after the early audio: transcribing the whole recording"
+                    );
+                }
+                usable.then_some(early.recognised)
+            });
+        let used_early = early.is_some();
         let Recognised {
             outcome,
             engine,
             level,
-        } = self.recognise(&samples, &job.params);
+        } = match early {
+            Some(recognised) => recognised,
+            None => self.recognise(&samples, &job.params),
+        };
         (self.emit)(WorkerEvent::Done {
             id: job.id,
             outcome,
@@ -280,7 +275,7 @@ impl WorkerThread {
             at: Instant::now(),
             engine,
             level,
-            early: false,
+            early: used_early,
         });
     }
 
