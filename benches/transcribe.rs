@@ -348,12 +348,18 @@ fn report(
     let (ours_median, ours_max) = median_and_max(&mut ours_times);
     let (fw_median, fw_max) = median_and_max(&mut fw_times);
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    let peer_summary = if fw_times.is_empty() {
+        "no faster-whisper run".to_string()
+    } else {
+        format!(
+            "faster-whisper median {fw_median:.3} s, slowest {fw_max:.3} s, mean WER {:.1} %",
+            mean(&fw_wer)
+        )
+    };
     println!(
         "over the clips: ours median {ours_median:.3} s, slowest {ours_max:.3} s, mean WER \
-         {:.1} % | faster-whisper median {fw_median:.3} s, slowest {fw_max:.3} s, mean WER {:.1} % \
-         | resident {:.0} MB (peak {:.0} MB)",
+         {:.1} % | {peer_summary} | resident {:.0} MB (peak {:.0} MB)",
         mean(&ours_wer),
-        mean(&fw_wer),
         resident_mb("VmRSS"),
         resident_mb("VmHWM"),
     );

@@ -518,3 +518,42 @@ fn a_tenth_of_a_second_returns_at_most_a_word_or_two() {
     let t = run("tiny.en", &zeros, &TranscribeParams::default());
     assert_eq!(t.text.trim(), "");
 }
+
+/// bfloat16 on the CPU (the app's precision where the CPU has native bf16): the encoder and the
+/// token table in bf16, the decoder layers in float32. It must say what float32 says on speech
+/// in English, in Polish, in noise, and on a long recording.
+#[test]
+fn cpu_bfloat16_layout_gives_the_float32_words() {
+    use whisper_dictation::whisper::{Engine, LoadOptions};
+    let bf16 = Engine::load(
+        &common::model_dir("base"),
+        &LoadOptions {
+            kind: tch::Kind::BFloat16,
+            ..LoadOptions::default()
+        },
+    )
+    .expect("base loads in bf16");
+    for (name, language) in [
+        ("en_kal.wav", "en"),
+        ("pl_espeak.wav", "pl"),
+        ("en_noisy_pink10db.wav", "en"),
+        ("en_long_50s.wav", "en"),
+    ] {
+        let params = TranscribeParams {
+            language: Some(language.into()),
+            ..TranscribeParams::default()
+        };
+        let audio = clip(name);
+        let reference = run("base", &audio, &params);
+        let mixed = bf16
+            .transcribe(&audio, &params)
+            .unwrap_or_else(|e| panic!("{name}: bf16 transcribe failed: {e}"));
+        let wer = whisper_dictation::wer::wer_percent(&reference.text, &mixed.text);
+        assert!(
+            wer <= 5.0,
+            "{name}: bf16 {:?} vs f32 {:?} ({wer:.1} % apart)",
+            mixed.text,
+            reference.text
+        );
+    }
+}

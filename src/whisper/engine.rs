@@ -67,8 +67,10 @@ impl Engine {
                 model_kind: kind(dims.is_multilingual()),
             });
         }
+        let model = Whisper::new(loaded.weights, opts.device, opts.kind)
+            .map_err(|e| EngineError::Device(e.to_string()))?;
         Ok(Self {
-            model: Whisper::new(loaded.weights, opts.device, opts.kind),
+            model,
             tokenizer,
             generation: loaded.generation,
             layout: loaded.layout,

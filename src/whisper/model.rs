@@ -70,18 +70,28 @@ impl CacheLayout {
     }
 }
 
-/// A loaded Whisper model: immutable weights on one device, in one floating-point kind.
+/// A loaded Whisper model: immutable weights on one device, in one floating-point kind, except
+/// bfloat16 on the CPU, which is a mixed layout: the encoder and the token embedding (with the
+/// output projection it doubles as) in bf16, the decoder's layers in float32. On AVX-512 BF16
+/// the encoder's big products and the 51865-wide vocabulary projection are about twice as fast
+/// in bf16, while the decoder layers' single-row products are 3–15x slower in bf16 than in
+/// float32 (BENCHMARKS.md); the decoder layers are ~a third of `base`'s weights.
 #[derive(Debug)]
 pub struct Whisper {
-    /// All weights except the token embedding, which lives in `embedding_t`.
+    /// All weights except the token embedding, which lives in `embedding`.
     weights: WhisperWeights,
     /// The token embedding, also the output projection (read whole on every decoder step).
     embedding: TokenEmbedding,
-    /// How dense layers are multiplied on this device and kind.
+    /// How the encoder's dense layers are multiplied on this device and kind.
     gemm: Gemm,
+    /// The same for the decoder's layers.
+    decoder_gemm: Gemm,
     cache_layout: CacheLayout,
     device: Device,
+    /// The encoder's and the token embedding's kind (the model's precision).
     kind: Kind,
+    /// The decoder layers' kind: `kind`, or float32 in the CPU's bf16 layout.
+    decoder_kind: Kind,
 }
 
 /// Per-call decoder state: cross-attention keys/values of the current audio window, and the
@@ -124,17 +134,26 @@ impl DecoderState {
 
 impl Whisper {
     /// Takes the weights over (the token embedding moves into the output projection).
-    pub fn new(mut weights: WhisperWeights, device: Device, kind: Kind) -> Self {
+    pub fn new(mut weights: WhisperWeights, device: Device, kind: Kind) -> Result<Self> {
         let table = std::mem::replace(&mut weights.decoder.token_embedding, Tensor::new());
+        let decoder_kind = decoder_kind_for(device, kind);
+        if decoder_kind != kind {
+            weights
+                .decoder
+                .convert_layers(decoder_kind)
+                .stage("decoder layers to float32")?;
+        }
         let gemm = Gemm::for_device(device, kind);
-        Self {
+        Ok(Self {
             weights,
             embedding: TokenEmbedding::new(table, gemm),
             gemm,
+            decoder_gemm: Gemm::for_device(device, decoder_kind),
             cache_layout: CacheLayout::for_device(device),
             device,
             kind,
-        }
+            decoder_kind,
+        })
     }
 
     /// Chooses the self-attention cache layout (by default the device's, see [`CacheLayout`]).
@@ -207,10 +226,13 @@ impl Whisper {
         let dims = &self.weights.dims;
         let heads = dims.n_text_head;
         let mut cross = Vec::with_capacity(dims.n_text_layer);
+        let audio_features = audio_features
+            .f_to_kind(self.decoder_kind)
+            .stage("cross-attention kv")?;
         for block in &self.weights.decoder.blocks {
             let kv = linear(
-                self.gemm,
-                audio_features,
+                self.decoder_gemm,
+                &audio_features,
                 &block.cross_attn.kv,
                 "cross-attention kv",
             )?;
@@ -234,7 +256,7 @@ impl Whisper {
         let slot = || {
             Tensor::f_zeros(
                 [rows as i64, heads as i64, capacity, head_dim],
-                (self.kind, self.device),
+                (self.decoder_kind, self.device),
             )
             .stage("allocate decoder cache")
         };
@@ -272,6 +294,7 @@ impl Whisper {
             .embedding
             .lookup(&tokens.f_flatten(0, -1).stage("token embedding")?)
             .and_then(|rows| rows.f_reshape([tokens.size()[0], n as i64, dims.n_text_state as i64]))
+            .and_then(|rows| rows.f_to_kind(self.decoder_kind))
             .stage("token embedding")?;
         let pos = dec
             .positional_embedding
@@ -279,7 +302,7 @@ impl Whisper {
             .stage("decoder positions")?;
         let mut x = x.f_add(&pos).stage("decoder positions")?;
         for (i, block) in dec.blocks.iter().enumerate() {
-            x = decoder_block(self.gemm, &x, block, dims.n_text_head, state, i)?;
+            x = decoder_block(self.decoder_gemm, &x, block, dims.n_text_head, state, i)?;
         }
         state.len += n;
         layer_norm(&x, &dec.ln, "decoder ln")
@@ -288,10 +311,20 @@ impl Whisper {
     /// Next-token logits (float32) for hidden states `[.., n_text_state]`: the tied output
     /// projection against the token embedding.
     pub fn logits(&self, hidden: &Tensor) -> Result<Tensor> {
-        self.embedding
-            .project(hidden)
+        hidden
+            .f_to_kind(self.kind)
+            .and_then(|h| self.embedding.project(&h))
             .and_then(|l| l.f_to_kind(Kind::Float))
             .stage("logits")
+    }
+}
+
+/// The kind of the decoder's layers for a model of `kind` on `device`: float32 for bfloat16 on
+/// the CPU (see [`Whisper`]), else `kind`.
+pub fn decoder_kind_for(device: Device, kind: Kind) -> Kind {
+    match (device, kind) {
+        (Device::Cpu, Kind::BFloat16) => Kind::Float,
+        _ => kind,
     }
 }
 
@@ -525,4 +558,21 @@ fn cross_attention(
     let a = merge_heads(&attention(&q, k, v, false)?)?;
     let a = linear(gemm, &a, &attn.out, "cross-attention out")?;
     x.f_add(&a).stage("cross-attention residual")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_bfloat16_on_the_cpu_keeps_the_decoder_layers_in_float32() {
+        assert_eq!(decoder_kind_for(Device::Cpu, Kind::BFloat16), Kind::Float);
+        assert_eq!(decoder_kind_for(Device::Cpu, Kind::Float), Kind::Float);
+        assert_eq!(
+            decoder_kind_for(Device::Cuda(0), Kind::BFloat16),
+            Kind::BFloat16
+        );
+        assert_eq!(decoder_kind_for(Device::Cuda(0), Kind::Half), Kind::Half);
+        assert_eq!(decoder_kind_for(Device::Mps, Kind::Float), Kind::Float);
+    }
 }

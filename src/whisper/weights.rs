@@ -2,10 +2,11 @@
 //! (CTranslate2 `model.bin` or Hugging Face safetensors). Self-attention keeps q, k, v fused in
 //! one matrix (one matmul instead of three) and cross-attention keeps k, v fused, as CTranslate2
 //! stores them; OpenAI's key projections have no bias, so that slice of the fused bias is zero.
-//! All tensors live on one device in one floating-point kind.
+//! All tensors live on one device, in one floating-point kind except where [`DecoderWeights::
+//! convert_layers`] gave the decoder's layers another (the CPU's mixed layout, see `model`).
 
 use super::dims::ModelDims;
-use tch::Tensor;
+use tch::{Kind, TchError, Tensor};
 
 /// A dense layer `y = x Wᵀ + b`, weight `[out, in]`.
 #[derive(Debug)]
@@ -94,4 +95,43 @@ pub struct WhisperWeights {
     pub dims: ModelDims,
     pub encoder: EncoderWeights,
     pub decoder: DecoderWeights,
+}
+
+impl Linear {
+    fn convert(&mut self, kind: Kind) -> Result<(), TchError> {
+        self.weight = self.weight.f_to_kind(kind)?;
+        if let Some(bias) = &mut self.bias {
+            *bias = bias.f_to_kind(kind)?;
+        }
+        Ok(())
+    }
+}
+
+impl LayerNorm {
+    fn convert(&mut self, kind: Kind) -> Result<(), TchError> {
+        self.weight = self.weight.f_to_kind(kind)?;
+        self.bias = self.bias.f_to_kind(kind)?;
+        Ok(())
+    }
+}
+
+impl DecoderWeights {
+    /// Converts everything but the token embedding (positions, blocks, final layer norm) to
+    /// `kind`.
+    pub fn convert_layers(&mut self, kind: Kind) -> Result<(), TchError> {
+        self.positional_embedding = self.positional_embedding.f_to_kind(kind)?;
+        for block in &mut self.blocks {
+            block.attn.ln.convert(kind)?;
+            block.attn.qkv.convert(kind)?;
+            block.attn.out.convert(kind)?;
+            block.cross_attn.ln.convert(kind)?;
+            block.cross_attn.query.convert(kind)?;
+            block.cross_attn.kv.convert(kind)?;
+            block.cross_attn.out.convert(kind)?;
+            block.mlp.ln.convert(kind)?;
+            block.mlp.fc1.convert(kind)?;
+            block.mlp.fc2.convert(kind)?;
+        }
+        self.ln.convert(kind)
+    }
 }
