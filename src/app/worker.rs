@@ -390,9 +390,10 @@ fn emit_notices(emit: &dyn Fn(WorkerEvent), transcriber: &mut Transcriber) {
 }
 
 /// The optimisation level the app runs at, at least: level 1 computes in bfloat16 on CPUs with
-/// native bf16 instructions (AVX-512 BF16, AMX). Measured on the project's clips: the same
-/// words as float32 (equal WER on every clip), the model's weights stored once at half the size
-/// (resident memory with `base` ~100 MB lower), speed the same or better. The command line keeps
+/// native bf16 instructions (AVX-512 BF16, AMX), in the CPU's mixed layout (encoder and token
+/// table bf16, decoder layers float32: `whisper::model`). Measured on the project's clips: the
+/// same words as float32 (equal WER on every clip), ~100 MB less resident memory with `base`,
+/// ~25 % faster (BENCHMARKS.md). The command line keeps
 /// level 0 (the reference's float32 numbers) unless asked; `cpu_precision: "f32"` in the settings
 /// keeps the app on float32.
 pub const APP_MIN_OPTIMIZATION: u8 = 1;
