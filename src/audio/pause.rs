@@ -28,29 +28,41 @@ pub fn quiet_threshold(peak: f32, gate: &GateConfig) -> f32 {
 /// Whether to transcribe `head` (16 kHz mono up to key-up) before the tail arrives: it holds
 /// sound, and its last [`QUIET_END`] is quiet (the speaker had finished the word).
 pub fn worth_starting(head: &[f32], sample_rate: u32, gate: &GateConfig) -> bool {
-    let end = (QUIET_END.as_secs_f32() * sample_rate as f32) as usize;
-    if end == 0 || head.len() < 2 * end {
+    ends_in_quiet(head, loudest_frame(head, sample_rate), sample_rate, gate)
+}
+
+/// [`worth_starting`] for audio whose loudest frame `peak` is known.
+fn ends_in_quiet(audio: &[f32], peak: f32, sample_rate: u32, gate: &GateConfig) -> bool {
+    let end = quiet_end_samples(sample_rate);
+    if end == 0 || audio.len() < 2 * end {
         return false;
     }
-    let peak = loudest_frame(head, sample_rate);
     if peak <= gate.frame_rms {
         return false; // nothing said: no hurry to transcribe silence
     }
-    loudest_frame(&head[head.len() - end..], sample_rate) < quiet_threshold(peak, gate)
+    loudest_frame(&audio[audio.len() - end..], sample_rate) < quiet_threshold(peak, gate)
+}
+
+fn quiet_end_samples(sample_rate: u32) -> usize {
+    (QUIET_END.as_secs_f32() * sample_rate as f32) as usize
 }
 
 /// Whether `recording` (at `sample_rate`) has just paused after speech that came after its first
 /// `since` samples (the audio already sent at the previous pause): there is sound, the last
-/// [`QUIET_END`] is quiet, and before that, past `since`, something was said.
+/// [`QUIET_END`] is quiet, and before that, past `since`, something was said. Checked every
+/// 100 ms while recording: nothing is scanned while no audio has come since the last pause,
+/// and the loudest frame is measured once.
 pub fn paused_after_new_speech(recording: &[f32], since: usize, sample_rate: u32) -> bool {
-    let gate = GateConfig::default();
-    if !worth_starting(recording, sample_rate, &gate) {
+    let before_pause = recording
+        .len()
+        .saturating_sub(quiet_end_samples(sample_rate));
+    if since >= before_pause {
         return false;
     }
-    let end = (QUIET_END.as_secs_f32() * sample_rate as f32) as usize;
-    let before_pause = &recording[..recording.len() - end];
+    let gate = GateConfig::default();
     let peak = loudest_frame(recording, sample_rate);
-    since < before_pause.len() && !tail_is_quiet(before_pause, since, peak, sample_rate, &gate)
+    ends_in_quiet(recording, peak, sample_rate, &gate)
+        && !tail_is_quiet(&recording[..before_pause], since, peak, sample_rate, &gate)
 }
 
 /// Whether the result for the first `head_len` samples stands for all of `recording`: what was
