@@ -284,7 +284,8 @@ fn both_layouts() -> (std::path::PathBuf, TempDir) {
 // Comparing loaded weights.
 
 fn linear<'a>(out: &mut Vec<(String, &'a Tensor)>, name: &str, l: &'a Linear) {
-    out.push((format!("{name}.weight"), &l.weight));
+    let weight = l.weight.float().expect("loaded weights are floating point");
+    out.push((format!("{name}.weight"), weight));
     if let Some(bias) = &l.bias {
         out.push((format!("{name}.bias"), bias));
     }

@@ -520,8 +520,9 @@ fn a_tenth_of_a_second_returns_at_most_a_word_or_two() {
 }
 
 /// bfloat16 on the CPU (the app's precision where the CPU has native bf16): the encoder and the
-/// token table in bf16, the decoder layers in float32. It must say what float32 says on speech
-/// in English, in Polish, in noise, and on a long recording.
+/// cross-attention keys/values in bf16, the token table and the decoder's MLPs in int8 rows, the
+/// rest of the decoder in float32. It must say what float32 says on speech in English, in
+/// Polish, in noise, and on a long recording.
 #[test]
 fn cpu_bfloat16_layout_gives_the_float32_words() {
     use whisper_dictation::whisper::{Engine, LoadOptions};

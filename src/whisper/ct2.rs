@@ -1173,7 +1173,10 @@ mod tests {
         };
         let loaded = load_weights(dir.path(), &opts).unwrap();
         let w = &loaded.weights;
-        assert_eq!(w.encoder.blocks[1].attn.qkv.weight.kind(), Kind::Half);
+        assert_eq!(
+            w.encoder.blocks[1].attn.qkv.weight.float().unwrap().kind(),
+            Kind::Half
+        );
         assert_eq!(w.decoder.ln.bias.kind(), Kind::Half);
     }
 
@@ -1277,7 +1280,14 @@ mod tests {
         let (_dir, loaded) = load_dir_with(&vars);
         let loaded = loaded.unwrap();
         assert_eq!(
-            to_values(&loaded.weights.decoder.blocks[0].mlp.fc1.weight),
+            to_values(
+                loaded.weights.decoder.blocks[0]
+                    .mlp
+                    .fc1
+                    .weight
+                    .float()
+                    .unwrap()
+            ),
             original
         );
 

@@ -18,7 +18,7 @@ use super::dims::ModelDims;
 use super::hf::{self, HfCheckpoint, HfError};
 use super::weights::{
     Conv1d, CrossAttention, DecoderBlock, DecoderWeights, EncoderBlock, EncoderWeights, LayerNorm,
-    Linear, Mlp, SelfAttention, WhisperWeights,
+    Linear, Mlp, SelfAttention, Weight, WhisperWeights,
 };
 use serde_json::{Map, Value};
 use std::fmt;
@@ -706,7 +706,7 @@ impl<S: WeightSource + ?Sized> Assembler<'_, S> {
 
     fn linear(&self, slot: Slot, out: usize, inp: usize) -> Result<Linear, LoadError> {
         Ok(Linear {
-            weight: self.tensor(slot, Param::Weight, &[out, inp])?,
+            weight: Weight::Float(self.tensor(slot, Param::Weight, &[out, inp])?),
             bias: Some(self.tensor(slot, Param::Bias, &[out])?),
         })
     }
@@ -1372,7 +1372,8 @@ pub(crate) mod fixtures {
     }
 
     fn linear<'a>(out: &mut Vec<(String, &'a Tensor)>, p: &str, l: &'a Linear) {
-        out.push((format!("{p}.weight"), &l.weight));
+        let weight = l.weight.float().expect("loaded weights are floating point");
+        out.push((format!("{p}.weight"), weight));
         let bias = l.bias.as_ref().expect("every Whisper linear has a bias");
         out.push((format!("{p}.bias"), bias));
     }

@@ -11,6 +11,7 @@ pub mod loader;
 pub mod mel;
 pub mod model;
 pub mod params;
+pub mod quant;
 pub mod rules;
 pub mod search;
 pub mod tokenizer;

@@ -8,9 +8,10 @@
 //! act on, instead of a panic.
 
 use super::dims::ModelDims;
+use super::quant::Int8Rows;
 use super::weights::{
     Conv1d, CrossAttention, DecoderBlock, EncoderBlock, LayerNorm, Linear, Mlp, SelfAttention,
-    WhisperWeights,
+    Weight, WhisperWeights,
 };
 use tch::{Device, Kind, TchError, Tensor};
 
@@ -71,11 +72,13 @@ impl CacheLayout {
 }
 
 /// A loaded Whisper model: immutable weights on one device, in one floating-point kind, except
-/// bfloat16 on the CPU, which is a mixed layout: the encoder and the token embedding (with the
-/// output projection it doubles as) in bf16, the decoder's layers in float32. On AVX-512 BF16
-/// the encoder's big products and the 51865-wide vocabulary projection are about twice as fast
-/// in bf16, while the decoder layers' single-row products are 3–15x slower in bf16 than in
-/// float32 (BENCHMARKS.md); the decoder layers are ~a third of `base`'s weights.
+/// bfloat16 on the CPU, which is a mixed layout. The encoder and the cross-attention key/value
+/// projection (products over all 1500 audio positions) are bf16, about twice as fast as float32
+/// on AVX-512 BF16. A decoder step multiplies one row by every other decoder weight and by the
+/// 51865-row token table, which is bound by memory traffic, and single-row bf16 products are
+/// slow there: the table and the MLPs are int8 rows ([`Int8Rows`], a quarter of float32's
+/// bytes), the attention layers float32, and the activations (layer norms, attention, caches)
+/// float32. BENCHMARKS.md has the measurements: a `base` step 21 → 13 ms.
 #[derive(Debug)]
 pub struct Whisper {
     /// All weights except the token embedding, which lives in `embedding`.
@@ -90,7 +93,7 @@ pub struct Whisper {
     device: Device,
     /// The encoder's and the token embedding's kind (the model's precision).
     kind: Kind,
-    /// The decoder layers' kind: `kind`, or float32 in the CPU's bf16 layout.
+    /// The decoder steps' activation kind: `kind`, or float32 in the CPU's bf16 layout.
     decoder_kind: Kind,
 }
 
@@ -137,16 +140,22 @@ impl Whisper {
     pub fn new(mut weights: WhisperWeights, device: Device, kind: Kind) -> Result<Self> {
         let table = std::mem::replace(&mut weights.decoder.token_embedding, Tensor::new());
         let decoder_kind = decoder_kind_for(device, kind);
-        if decoder_kind != kind {
+        let int8_steps = decoder_kind != kind;
+        if int8_steps {
             weights
                 .decoder
-                .convert_layers(decoder_kind)
-                .stage("decoder layers to float32")?;
+                .quantize_steps(decoder_kind)
+                .stage("decoder layers to int8")?;
         }
+        let table = if int8_steps && Int8Rows::fits(&table) {
+            Weight::Int8(Int8Rows::quantize(&table).stage("token embedding to int8")?)
+        } else {
+            Weight::Float(table)
+        };
         let gemm = Gemm::for_device(device, kind);
         Ok(Self {
             weights,
-            embedding: TokenEmbedding::new(table, gemm),
+            embedding: TokenEmbedding { table, gemm },
             gemm,
             decoder_gemm: Gemm::for_device(device, decoder_kind),
             cache_layout: CacheLayout::for_device(device),
@@ -226,16 +235,20 @@ impl Whisper {
         let dims = &self.weights.dims;
         let heads = dims.n_text_head;
         let mut cross = Vec::with_capacity(dims.n_text_layer);
+        // The key/value projection keeps the model's kind (see `Whisper`); the keys and values
+        // are in the steps' kind.
         let audio_features = audio_features
-            .f_to_kind(self.decoder_kind)
+            .f_to_kind(self.kind)
             .stage("cross-attention kv")?;
         for block in &self.weights.decoder.blocks {
             let kv = linear(
-                self.decoder_gemm,
+                self.gemm,
                 &audio_features,
                 &block.cross_attn.kv,
                 "cross-attention kv",
-            )?;
+            )?
+            .f_to_kind(self.decoder_kind)
+            .stage("cross-attention kv")?;
             let parts = kv.f_chunk(2, -1).stage("cross-attention kv")?;
             let k = split_heads(&parts[0], heads)?;
             let v = split_heads(&parts[1], heads)?;
@@ -292,9 +305,11 @@ impl Whisper {
         let tokens = tokens.f_to_device(self.device).stage("move tokens")?;
         let x = self
             .embedding
-            .lookup(&tokens.f_flatten(0, -1).stage("token embedding")?)
+            .lookup(
+                &tokens.f_flatten(0, -1).stage("token embedding")?,
+                self.decoder_kind,
+            )
             .and_then(|rows| rows.f_reshape([tokens.size()[0], n as i64, dims.n_text_state as i64]))
-            .and_then(|rows| rows.f_to_kind(self.decoder_kind))
             .stage("token embedding")?;
         let pos = dec
             .positional_embedding
@@ -319,8 +334,8 @@ impl Whisper {
     }
 }
 
-/// The kind of the decoder's layers for a model of `kind` on `device`: float32 for bfloat16 on
-/// the CPU (see [`Whisper`]), else `kind`.
+/// The kind of the decoder steps' activations for a model of `kind` on `device`: float32 for
+/// bfloat16 on the CPU, whose step weights are then int8 (see [`Whisper`]), else `kind`.
 pub fn decoder_kind_for(device: Device, kind: Kind) -> Kind {
     match (device, kind) {
         (Device::Cpu, Kind::BFloat16) => Kind::Float,
@@ -380,23 +395,25 @@ impl Gemm {
 /// The token embedding `[n_vocab, d]`, also the (tied) output projection.
 #[derive(Debug)]
 struct TokenEmbedding {
-    table: Tensor,
+    table: Weight,
     gemm: Gemm,
 }
 
 impl TokenEmbedding {
-    fn new(table: Tensor, gemm: Gemm) -> Self {
-        Self { table, gemm }
-    }
-
-    /// Rows `[ids.len(), d]` for token ids.
-    fn lookup(&self, ids: &Tensor) -> std::result::Result<Tensor, TchError> {
-        self.table.f_index_select(0, ids)
+    /// Rows `[ids.len(), d]` for token ids, in `kind`.
+    fn lookup(&self, ids: &Tensor, kind: Kind) -> std::result::Result<Tensor, TchError> {
+        match &self.table {
+            Weight::Float(table) => table.f_index_select(0, ids)?.f_to_kind(kind),
+            Weight::Int8(table) => table.rows(ids, kind),
+        }
     }
 
     /// Logits `[.., n_vocab]` for hidden states `[.., d]`.
     fn project(&self, hidden: &Tensor) -> std::result::Result<Tensor, TchError> {
-        self.gemm.linear(hidden, &self.table, None)
+        match &self.table {
+            Weight::Float(table) => self.gemm.linear(hidden, table, None),
+            Weight::Int8(table) => table.matmul(hidden),
+        }
     }
 }
 
@@ -406,8 +423,14 @@ fn conv1d(x: &Tensor, conv: &Conv1d, stride: i64) -> Result<Tensor> {
 }
 
 fn linear(gemm: Gemm, x: &Tensor, layer: &Linear, stage: &'static str) -> Result<Tensor> {
-    gemm.linear(x, &layer.weight, layer.bias.as_ref())
-        .stage(stage)
+    match &layer.weight {
+        Weight::Float(weight) => gemm.linear(x, weight, layer.bias.as_ref()),
+        Weight::Int8(weight) => weight.matmul(x).and_then(|y| match &layer.bias {
+            Some(bias) => y.f_add(bias),
+            None => Ok(y),
+        }),
+    }
+    .stage(stage)
 }
 
 fn layer_norm(x: &Tensor, ln: &LayerNorm, stage: &'static str) -> Result<Tensor> {
@@ -565,7 +588,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_bfloat16_on_the_cpu_keeps_the_decoder_layers_in_float32() {
+    fn only_bfloat16_on_the_cpu_steps_the_decoder_in_float32() {
         assert_eq!(decoder_kind_for(Device::Cpu, Kind::BFloat16), Kind::Float);
         assert_eq!(decoder_kind_for(Device::Cpu, Kind::Float), Kind::Float);
         assert_eq!(

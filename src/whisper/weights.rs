@@ -2,17 +2,36 @@
 //! (CTranslate2 `model.bin` or Hugging Face safetensors). Self-attention keeps q, k, v fused in
 //! one matrix (one matmul instead of three) and cross-attention keeps k, v fused, as CTranslate2
 //! stores them; OpenAI's key projections have no bias, so that slice of the fused bias is zero.
-//! All tensors live on one device, in one floating-point kind except where [`DecoderWeights::
-//! convert_layers`] gave the decoder's layers another (the CPU's mixed layout, see `model`).
+//! All tensors live on one device, in one floating-point kind, except where
+//! [`DecoderWeights::quantize_steps`] stored the decoder's step layers as int8 on another kind
+//! (the CPU's mixed layout, see `model`).
 
 use super::dims::ModelDims;
+use super::quant::Int8Rows;
 use tch::{Kind, TchError, Tensor};
 
-/// A dense layer `y = x Wᵀ + b`, weight `[out, in]`.
+/// A dense layer `y = x Wᵀ + b`.
 #[derive(Debug)]
 pub struct Linear {
-    pub weight: Tensor,
+    pub weight: Weight,
     pub bias: Option<Tensor>,
+}
+
+/// A weight matrix `[out, in]`: floating point as loaded, or int8 rows with per-row scales.
+#[derive(Debug)]
+pub enum Weight {
+    Float(Tensor),
+    Int8(Int8Rows),
+}
+
+impl Weight {
+    /// The floating-point matrix, `None` once quantized.
+    pub fn float(&self) -> Option<&Tensor> {
+        match self {
+            Weight::Float(t) => Some(t),
+            Weight::Int8(_) => None,
+        }
+    }
 }
 
 /// Layer normalisation (OpenAI: `weight`/`bias`; CTranslate2: `gamma`/`beta`).
@@ -98,8 +117,28 @@ pub struct WhisperWeights {
 }
 
 impl Linear {
+    /// Converts a floating-point weight and the bias to `kind` (an int8 weight stays int8).
     fn convert(&mut self, kind: Kind) -> Result<(), TchError> {
-        self.weight = self.weight.f_to_kind(kind)?;
+        if let Weight::Float(weight) = &self.weight {
+            self.weight = Weight::Float(weight.f_to_kind(kind)?);
+        }
+        self.convert_bias(kind)
+    }
+
+    /// Stores the weight as int8 rows where it [fits](Int8Rows::fits), else in `kind`; the
+    /// bias goes to `kind`.
+    fn quantize(&mut self, kind: Kind) -> Result<(), TchError> {
+        if let Weight::Float(weight) = &self.weight {
+            self.weight = if Int8Rows::fits(weight) {
+                Weight::Int8(Int8Rows::quantize(weight)?)
+            } else {
+                Weight::Float(weight.f_to_kind(kind)?)
+            };
+        }
+        self.convert_bias(kind)
+    }
+
+    fn convert_bias(&mut self, kind: Kind) -> Result<(), TchError> {
         if let Some(bias) = &mut self.bias {
             *bias = bias.f_to_kind(kind)?;
         }
@@ -116,9 +155,13 @@ impl LayerNorm {
 }
 
 impl DecoderWeights {
-    /// Converts everything but the token embedding (positions, blocks, final layer norm) to
-    /// `kind`.
-    pub fn convert_layers(&mut self, kind: Kind) -> Result<(), TchError> {
+    /// The CPU's decoder steps: the MLP's two layers (60 % of a step's weights) become int8
+    /// rows; the attention layers, layer norms and positions go to `kind` (the steps'
+    /// activations). Int8 attention layers too would make a step another ~30 % faster but change
+    /// words on Polish (BENCHMARKS.md). The cross-attention key/value projection, run once per
+    /// window over all audio positions, keeps its kind; so does the token embedding, which
+    /// [`Whisper`](super::model::Whisper) quantizes itself.
+    pub fn quantize_steps(&mut self, kind: Kind) -> Result<(), TchError> {
         self.positional_embedding = self.positional_embedding.f_to_kind(kind)?;
         for block in &mut self.blocks {
             block.attn.ln.convert(kind)?;
@@ -126,11 +169,10 @@ impl DecoderWeights {
             block.attn.out.convert(kind)?;
             block.cross_attn.ln.convert(kind)?;
             block.cross_attn.query.convert(kind)?;
-            block.cross_attn.kv.convert(kind)?;
             block.cross_attn.out.convert(kind)?;
             block.mlp.ln.convert(kind)?;
-            block.mlp.fc1.convert(kind)?;
-            block.mlp.fc2.convert(kind)?;
+            block.mlp.fc1.quantize(kind)?;
+            block.mlp.fc2.quantize(kind)?;
         }
         self.ln.convert(kind)
     }
