@@ -4,10 +4,13 @@
 //! First and last words: the stream can be kept open with a pre-roll ring buffer, so audio from
 //! just before the key went down is part of the recording (a microphone takes 0.3–0.7 s to start,
 //! Bluetooth longer); after the key goes up the recorder keeps listening for [`TAIL`] so the last
-//! word is not cut. Each start logs how much audio was already there (pre-roll) and how long the
+//! word is not cut, or only for [`FIRST_TAIL`] when the speaker had already stopped
+//! ([`super::pause::tail_can_end_early`]). Each start logs how much audio was already there (pre-roll) and how long the
 //! first audio callback took. A microphone that disappears or stops delivering audio ends the
 //! recording with [`RecorderEvent::Failed`] instead of hanging.
 
+use super::level::GateConfig;
+use super::pause::{tail_can_end_early, FIRST_TAIL};
 use super::resample::resample;
 use crate::command_thread::CommandThread;
 use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
@@ -260,8 +263,11 @@ impl RecorderThread {
             return;
         }
         if deliver {
-            self.emit_head(id);
-            std::thread::sleep(TAIL);
+            let head_len = self.emit_head(id);
+            std::thread::sleep(FIRST_TAIL);
+            if !self.tail_can_end(head_len) {
+                std::thread::sleep(TAIL.saturating_sub(FIRST_TAIL));
+            }
             self.watch();
         }
         let Some((_, _)) = self.current.take() else {
@@ -290,10 +296,24 @@ impl RecorderThread {
         }
     }
 
-    /// Sends what was recorded so far, as [`RecorderEvent::Head`].
-    fn emit_head(&self, id: u64) {
-        let samples = self.recorded_so_far().0;
+    /// Sends what was recorded so far, as [`RecorderEvent::Head`]; returns its length at the
+    /// device's rate.
+    fn emit_head(&self, id: u64) -> usize {
+        let (samples, len) = self.recorded_so_far();
         (self.emit)(RecorderEvent::Head { id, samples });
+        len
+    }
+
+    /// Whether the recording may end now, [`FIRST_TAIL`] after key-up (see
+    /// [`tail_can_end_early`]); `head_len` is the head's length at the device's rate.
+    fn tail_can_end(&self, head_len: usize) -> bool {
+        let Some(rate) = self.stream.as_ref().map(|s| s.rate) else {
+            return false;
+        };
+        let shared = lock(&self.shared);
+        shared.recording.as_ref().is_some_and(|recording| {
+            tail_can_end_early(recording, head_len, rate, &GateConfig::default())
+        })
     }
 
     /// The current recording so far at 16 kHz, and its length at the device's rate.

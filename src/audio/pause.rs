@@ -8,13 +8,21 @@
 //! checked as audio arrives) and at key-up when the audio up to there ends in quiet
 //! ([`worth_starting`]); such an early result stands when everything recorded after it is quiet
 //! ([`tail_is_quiet`]). When speech went on, the early result is thrown away and the whole
-//! recording is transcribed as before.
+//! recording is transcribed as before. And when the speaker had already stopped at key-up, the
+//! tail itself is cut short once its first part is quiet too ([`tail_can_end_early`]).
 
 use super::level::{loudest_frame, GateConfig};
 use std::time::Duration;
 
 /// How much quiet must end the head for its words to count as complete.
 pub const QUIET_END: Duration = Duration::from_millis(200);
+
+/// The first part of the tail after key-up. When the head ends in quiet and this much more is
+/// quiet too, the recording ends here instead of after the whole tail: the speaker had finished,
+/// and the audio still in the capture pipeline at key-up (20 ms callbacks and the sound
+/// server's buffer; more for Bluetooth) has arrived. Anything heard in it and the whole tail is
+/// recorded as before.
+pub const FIRST_TAIL: Duration = Duration::from_millis(150);
 
 /// A frame is quiet below this share of the recording's loudest frame (−26 dB), and never above
 /// the gate's threshold for sound: a room's noise floor is quiet, a new syllable is not.
@@ -63,6 +71,21 @@ pub fn paused_after_new_speech(recording: &[f32], since: usize, sample_rate: u32
     let peak = loudest_frame(recording, sample_rate);
     ends_in_quiet(recording, peak, sample_rate, &gate)
         && !tail_is_quiet(&recording[..before_pause], since, peak, sample_rate, &gate)
+}
+
+/// Whether the recording can end after [`FIRST_TAIL`] instead of the whole tail: its first
+/// `head_len` samples (up to key-up) end in [`QUIET_END`] of quiet after speech, and everything
+/// since is quiet as well.
+pub fn tail_can_end_early(
+    recording: &[f32],
+    head_len: usize,
+    sample_rate: u32,
+    gate: &GateConfig,
+) -> bool {
+    let head = &recording[..head_len.min(recording.len())];
+    let peak = loudest_frame(head, sample_rate);
+    ends_in_quiet(head, peak, sample_rate, gate)
+        && tail_is_quiet(recording, head_len, peak, sample_rate, gate)
 }
 
 /// Whether the result for the first `head_len` samples stands for all of `recording`: what was
@@ -152,6 +175,31 @@ mod tests {
         // At 48 kHz too (the recorder checks at the device's rate).
         let up = |v: &[f32]| v.iter().flat_map(|&s| [s, s, s]).collect::<Vec<f32>>();
         assert!(paused_after_new_speech(&up(&paused), 0, 3 * RATE));
+    }
+
+    #[test]
+    fn the_tail_ends_early_only_after_a_finished_head_and_a_quiet_start() {
+        let gate = GateConfig::default();
+        let head = join(&[quiet(0.3), tone(2.0, 0.2), quiet(0.3)]);
+        let first_tail = (FIRST_TAIL.as_secs_f32() * RATE as f32) as usize;
+        let quiet_after = join(&[head.clone(), quiet(0.15)]);
+        assert_eq!(quiet_after.len(), head.len() + first_tail);
+        assert!(tail_can_end_early(&quiet_after, head.len(), RATE, &gate));
+        // A syllable after key-up (a late word, or one still in the pipeline): the whole tail.
+        let spoken_after = join(&[head.clone(), quiet(0.05), tone(0.1, 0.1)]);
+        assert!(!tail_can_end_early(&spoken_after, head.len(), RATE, &gate));
+        // Key-up mid-word: the whole tail, however quiet its start.
+        let cut = join(&[quiet(0.3), tone(2.0, 0.2)]);
+        let cut_then_quiet = join(&[cut.clone(), quiet(0.15)]);
+        assert!(!tail_can_end_early(&cut_then_quiet, cut.len(), RATE, &gate));
+        // Nothing said at all: no early end either (the gate decides about silence).
+        let silence = quiet(2.5);
+        assert!(!tail_can_end_early(
+            &silence,
+            2 * RATE as usize,
+            RATE,
+            &gate
+        ));
     }
 
     #[test]
