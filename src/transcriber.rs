@@ -69,6 +69,17 @@ impl Transcriber {
         samples: &[f32],
         params: &TranscribeParams,
     ) -> Result<Transcript, TranscriberError> {
+        self.transcribe_while(samples, params, &mut || true)
+    }
+
+    /// [`Self::transcribe`], stopping with [`TranscribeError::Stopped`] as soon as `keep_going`
+    /// says so (asked between the encoder's blocks and before each phase).
+    pub fn transcribe_while(
+        &mut self,
+        samples: &[f32],
+        params: &TranscribeParams,
+        keep_going: &mut dyn FnMut() -> bool,
+    ) -> Result<Transcript, TranscriberError> {
         self.return_to_gpu_if_due();
         let mut attempts = 0;
         let mut params = params.clone();
@@ -77,6 +88,7 @@ impl Transcriber {
             let mut observer = ManagerObserver {
                 manager: &mut self.manager,
                 kind: self.on,
+                keep_going: &mut *keep_going,
             };
             let error = match self
                 .engine
@@ -293,10 +305,12 @@ fn operation_of(phase: Phase) -> Operation {
     }
 }
 
-/// Routes the engine's phase events to the device manager.
+/// Routes the engine's phase events to the device manager, and the caller's wish to stop to
+/// the engine.
 struct ManagerObserver<'a> {
     manager: &'a mut DeviceManager,
     kind: DeviceKind,
+    keep_going: &'a mut dyn FnMut() -> bool,
 }
 
 impl PhaseObserver for ManagerObserver<'_> {
@@ -306,5 +320,14 @@ impl PhaseObserver for ManagerObserver<'_> {
 
     fn end(&mut self, phase: Phase) {
         self.manager.succeeded(self.kind, operation_of(phase));
+    }
+
+    fn keep_going(&mut self) -> bool {
+        (self.keep_going)()
+    }
+
+    /// Stopped by the caller, not by the device: the in-flight mark goes, nothing is recorded.
+    fn abandoned(&mut self, _phase: Phase) {
+        self.manager.cancelled(self.kind);
     }
 }

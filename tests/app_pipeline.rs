@@ -265,3 +265,43 @@ fn the_head_transcribed_at_key_up_stands_only_when_the_tail_is_quiet() {
     // Both whole recordings were saved for retry.
     assert_eq!(h.saved(), 2);
 }
+
+/// Speech resumed after a pause: the head sent at the pause is being transcribed when the whole
+/// recording arrives. The worker stops it (or skips it, had it not started) and transcribes the
+/// whole recording instead of finishing the stale head first.
+#[test]
+fn newer_audio_stops_the_early_transcription_of_an_older_head() {
+    let h = Harness::new();
+    h.load();
+    let params = TranscribeParams {
+        language: Some("en".into()),
+        ..TranscribeParams::default()
+    };
+    let head = clip("en_long_50s.wav")[..20 * 16_000].to_vec();
+    h.worker.send(WorkerCommand::TranscribeEarly(Job {
+        id: 7,
+        audio: JobAudio::Recorded(head),
+        params: params.clone(),
+    }));
+    std::thread::sleep(Duration::from_millis(150));
+    h.worker.send(WorkerCommand::Transcribe(Job {
+        id: 7,
+        audio: JobAudio::Recorded(clip("en_kal.wav")),
+        params,
+    }));
+    loop {
+        match h.events.recv_timeout(WAIT).expect("the worker answers") {
+            WorkerEvent::EarlyDone { id, .. } => panic!("the stale head {id} was finished"),
+            WorkerEvent::Done {
+                id, outcome, early, ..
+            } => {
+                assert_eq!(id, 7);
+                assert!(!early, "the stale head's text was used: {outcome:?}");
+                let text = words(&outcome);
+                assert!(text.contains("dentist"), "{text}");
+                return;
+            }
+            _ => {}
+        }
+    }
+}

@@ -558,3 +558,66 @@ fn cpu_bfloat16_layout_gives_the_float32_words() {
         );
     }
 }
+
+/// Asks to stop after `stop_after` questions, and remembers what it was told.
+struct StopAfter {
+    stop_after: usize,
+    asked: usize,
+    ended: Vec<whisper_dictation::whisper::Phase>,
+    abandoned: Vec<whisper_dictation::whisper::Phase>,
+}
+
+impl whisper_dictation::whisper::PhaseObserver for StopAfter {
+    fn start(&mut self, _: whisper_dictation::whisper::Phase) -> Result<(), String> {
+        Ok(())
+    }
+    fn end(&mut self, phase: whisper_dictation::whisper::Phase) {
+        self.ended.push(phase);
+    }
+    fn keep_going(&mut self) -> bool {
+        self.asked += 1;
+        self.asked <= self.stop_after
+    }
+    fn abandoned(&mut self, phase: whisper_dictation::whisper::Phase) {
+        self.abandoned.push(phase);
+    }
+}
+
+/// An early transcription the app no longer wants (newer audio came) stops between the
+/// encoder's blocks, is told apart from a device failure, and leaves the engine as it was.
+#[test]
+fn a_transcription_asked_to_stop_stops_between_encoder_blocks() {
+    use whisper_dictation::whisper::Phase;
+    let engine = common::engine("tiny.en");
+    let audio = clip("en_kal.wav");
+    let params = greedy_en();
+    // Asked once before the encoder, then before each of tiny's 4 blocks: stop before the 2nd.
+    let mut observer = StopAfter {
+        stop_after: 2,
+        asked: 0,
+        ended: Vec::new(),
+        abandoned: Vec::new(),
+    };
+    let err = engine
+        .transcribe_observed(&audio, &params, &mut observer)
+        .expect_err("asked to stop");
+    assert!(matches!(err, TranscribeError::Stopped), "{err}");
+    assert_eq!(err.phase(), None, "not a device failure");
+    assert_eq!(observer.asked, 3);
+    assert_eq!(observer.abandoned, vec![Phase::Encode]);
+    assert!(observer.ended.is_empty());
+
+    // Never asked to stop: the whole transcription, as without an observer.
+    let mut observer = StopAfter {
+        stop_after: usize::MAX,
+        asked: 0,
+        ended: Vec::new(),
+        abandoned: Vec::new(),
+    };
+    let done = engine
+        .transcribe_observed(&audio, &params, &mut observer)
+        .expect("transcribes");
+    assert_eq!(done.text, engine.transcribe(&audio, &params).unwrap().text);
+    assert!(observer.abandoned.is_empty());
+    assert_eq!(observer.ended, vec![Phase::Encode, Phase::Decode]);
+}

@@ -6,7 +6,8 @@
 //! A recording's head (the audio up to key-up) may arrive first as
 //! [`WorkerCommand::TranscribeEarly`]: its result is kept and used for the whole recording when
 //! the tail that follows is quiet (see [`crate::audio::pause`]), so the text is ready about one tail
-//! sooner.
+//! sooner. An early transcription that newer audio of the same recording made useless is skipped
+//! when it is still queued, and stopped between encoder blocks when it is already running.
 
 use super::verdict::{gate, judge, Empty};
 use crate::audio::level::{loudest_frame, GateConfig, Level};
@@ -21,7 +22,8 @@ use crate::device::DeviceKind;
 use crate::recordings::RecordingStore;
 use crate::settings::Settings;
 use crate::transcriber::Transcriber;
-use crate::whisper::TranscribeParams;
+use crate::transcriber::TranscriberError;
+use crate::whisper::{TranscribeError, TranscribeParams};
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::Receiver;
@@ -165,13 +167,22 @@ impl WorkerThread {
             match command {
                 WorkerCommand::Load(request) => self.load(request),
                 WorkerCommand::Transcribe(job) => self.transcribe(job),
-                WorkerCommand::TranscribeEarly(job) if superseded(&job, &queue) => {
+                WorkerCommand::TranscribeEarly(job) if superseded(job.id, &queue) => {
                     tracing::debug!(
                         id = job.id,
                         "early transcription skipped: newer audio queued"
                     );
                 }
-                WorkerCommand::TranscribeEarly(job) => self.transcribe_early(job),
+                WorkerCommand::TranscribeEarly(job) => {
+                    let id = job.id;
+                    // Newer audio of this recording arriving while the head is transcribed
+                    // makes its result useless: stop, and get to the newer audio sooner.
+                    let mut keep_going = || {
+                        queue.extend(commands.try_iter());
+                        !superseded(id, &queue)
+                    };
+                    self.transcribe_early(job, &mut keep_going);
+                }
             }
         }
     }
@@ -280,12 +291,15 @@ impl WorkerThread {
     }
 
     /// Transcribes a recording's head and keeps the result for the [`WorkerCommand::Transcribe`]
-    /// of the same recording.
-    fn transcribe_early(&mut self, job: Job) {
+    /// of the same recording, unless `keep_going` stops it first.
+    fn transcribe_early(&mut self, job: Job, keep_going: &mut dyn FnMut() -> bool) {
         let JobAudio::Recorded(head) = job.audio else {
             return;
         };
-        let recognised = self.recognise(&head, &job.params);
+        let Some(recognised) = self.recognise_while(&head, &job.params, keep_going) else {
+            tracing::debug!(id = job.id, "early transcription stopped: newer audio came");
+            return;
+        };
         (self.emit)(WorkerEvent::EarlyDone {
             id: job.id,
             seconds: head.len() as f32 / SAMPLE_RATE as f32,
@@ -301,12 +315,29 @@ impl WorkerThread {
 
     /// Gate, Whisper and verdict on 16 kHz mono `samples`.
     fn recognise(&mut self, samples: &[f32], params: &TranscribeParams) -> Recognised {
+        self.recognise_while(samples, params, &mut || true)
+            .unwrap_or_else(|| Recognised {
+                outcome: Outcome::Failed(TranscribeError::Stopped.to_string()),
+                engine: Duration::ZERO,
+                level: None,
+            })
+    }
+
+    /// [`Self::recognise`], or `None` when `keep_going` stopped Whisper.
+    fn recognise_while(
+        &mut self,
+        samples: &[f32],
+        params: &TranscribeParams,
+        keep_going: &mut dyn FnMut() -> bool,
+    ) -> Option<Recognised> {
         let gate_config = GateConfig::default();
         let level = Level::measure(samples, SAMPLE_RATE, &gate_config);
-        let refused = |outcome| Recognised {
-            outcome,
-            engine: Duration::ZERO,
-            level: Some(level),
+        let refused = |outcome| {
+            Some(Recognised {
+                outcome,
+                engine: Duration::ZERO,
+                level: Some(level),
+            })
         };
         if let Err(empty) = gate(&level, &gate_config) {
             return refused(Outcome::Empty(empty));
@@ -324,7 +355,7 @@ impl WorkerThread {
             params.beam_size = default_beam_size(transcriber.device());
         }
         let started = Instant::now();
-        let result = transcriber.transcribe(samples, &params);
+        let result = transcriber.transcribe_while(samples, &params, keep_going);
         let engine = started.elapsed();
         emit_notices(&self.emit, transcriber);
         let outcome = match result {
@@ -332,13 +363,14 @@ impl WorkerThread {
                 Ok(text) => Outcome::Text(text),
                 Err(empty) => Outcome::Empty(empty),
             },
+            Err(TranscriberError::Transcribe(TranscribeError::Stopped)) => return None,
             Err(e) => Outcome::Failed(e.to_string()),
         };
-        Recognised {
+        Some(Recognised {
             outcome,
             engine,
             level: Some(level),
-        }
+        })
     }
 
     fn done(&self, id: u64, outcome: Outcome, recording: Option<PathBuf>, level: Option<Level>) {
@@ -369,14 +401,12 @@ struct EarlyResult {
     recognised: Recognised,
 }
 
-/// Whether newer audio of the same recording waits behind an early `job`: a later pause, the
+/// Whether newer audio of recording `id` waits behind an early job of it: a later pause, the
 /// audio up to key-up, or the whole recording (then transcribing the older audio first would
 /// only delay it).
-fn superseded(job: &Job, queue: &VecDeque<WorkerCommand>) -> bool {
+fn superseded(id: u64, queue: &VecDeque<WorkerCommand>) -> bool {
     queue.iter().any(|command| match command {
-        WorkerCommand::TranscribeEarly(later) | WorkerCommand::Transcribe(later) => {
-            later.id == job.id
-        }
+        WorkerCommand::TranscribeEarly(later) | WorkerCommand::Transcribe(later) => later.id == id,
         WorkerCommand::Load(_) => false,
     })
 }
@@ -390,10 +420,10 @@ fn emit_notices(emit: &dyn Fn(WorkerEvent), transcriber: &mut Transcriber) {
 }
 
 /// The optimisation level the app runs at, at least: level 1 computes in bfloat16 on CPUs with
-/// native bf16 instructions (AVX-512 BF16, AMX), in the CPU's mixed layout (encoder and token
-/// table bf16, decoder layers float32: `whisper::model`). Measured on the project's clips: the
-/// same words as float32 (equal WER on every clip), ~100 MB less resident memory with `base`,
-/// ~25 % faster (BENCHMARKS.md). The command line keeps
+/// native bf16 instructions (AVX-512 BF16, AMX), in the CPU's mixed layout (encoder bf16; token
+/// table and decoder MLPs int8 rows; the rest of the decoder float32: `whisper::model`).
+/// Measured on the project's clips: the same words as float32 (equal WER on every clip), ~150 MB
+/// less resident memory with `base`, ~40 % faster (BENCHMARKS.md). The command line keeps
 /// level 0 (the reference's float32 numbers) unless asked; `cpu_precision: "f32"` in the settings
 /// keeps the app on float32.
 pub const APP_MIN_OPTIMIZATION: u8 = 1;

@@ -39,6 +39,9 @@ pub enum TranscribeError {
     },
     #[error("{phase} stopped by the device manager: {message}")]
     Interrupted { phase: Phase, message: String },
+    /// The caller asked to stop ([`PhaseObserver::keep_going`]): the result is no longer wanted.
+    #[error("stopped: the transcription is no longer wanted")]
+    Stopped,
 }
 
 impl TranscribeError {
@@ -76,6 +79,14 @@ impl std::fmt::Display for Phase {
 pub trait PhaseObserver {
     fn start(&mut self, phase: Phase) -> Result<(), String>;
     fn end(&mut self, phase: Phase);
+    /// Asked between the encoder's blocks and before every phase: `false` ends the
+    /// transcription with [`TranscribeError::Stopped`] (an early transcription that newer audio
+    /// made useless). Not a device failure.
+    fn keep_going(&mut self) -> bool {
+        true
+    }
+    /// `phase` was started and then left unfinished because [`Self::keep_going`] said stop.
+    fn abandoned(&mut self, _phase: Phase) {}
 }
 
 /// Observes nothing.
@@ -94,6 +105,9 @@ fn in_phase<T>(
     phase: Phase,
     f: impl FnOnce() -> Result<T, ModelError>,
 ) -> Result<T, TranscribeError> {
+    if !observer.keep_going() {
+        return Err(TranscribeError::Stopped);
+    }
     observer
         .start(phase)
         .map_err(|message| TranscribeError::Interrupted { phase, message })?;
@@ -296,7 +310,26 @@ fn encode_window(
     let segment_size = N_FRAMES.min(content_frames - seek);
     let window = mel.window(seek, segment_size);
     let input = Tensor::from_slice(&window).view([1, mel.n_mels as i64, N_FRAMES as i64]);
-    let features = in_phase(observer, Phase::Encode, || model.encode(&input))?;
+    if !observer.keep_going() {
+        return Err(TranscribeError::Stopped);
+    }
+    observer
+        .start(Phase::Encode)
+        .map_err(|message| TranscribeError::Interrupted {
+            phase: Phase::Encode,
+            message,
+        })?;
+    let features = model
+        .encode_while(&input, &mut || observer.keep_going())
+        .map_err(|source| TranscribeError::Model {
+            phase: Phase::Encode,
+            source,
+        })?;
+    let Some(features) = features else {
+        observer.abandoned(Phase::Encode);
+        return Err(TranscribeError::Stopped);
+    };
+    observer.end(Phase::Encode);
     // GPU kernels run asynchronously: wait for them, or the time measures only the launch.
     if let tch::Device::Cuda(index) = model.device() {
         tch::Cuda::synchronize(index as i64);
