@@ -167,21 +167,24 @@ impl WorkerThread {
             match command {
                 WorkerCommand::Load(request) => self.load(request),
                 WorkerCommand::Transcribe(job) => self.transcribe(job),
-                WorkerCommand::TranscribeEarly(job) if superseded(job.id, &queue) => {
-                    tracing::debug!(
-                        id = job.id,
-                        "early transcription skipped: newer audio queued"
-                    );
-                }
                 WorkerCommand::TranscribeEarly(job) => {
-                    let id = job.id;
+                    let Some(head) = Head::of(&job) else {
+                        continue;
+                    };
+                    if superseded(&head, &queue) {
+                        tracing::debug!(
+                            id = job.id,
+                            "early transcription skipped: newer audio queued"
+                        );
+                        continue;
+                    }
                     // Newer audio of this recording arriving while the head is transcribed
-                    // makes its result useless: stop, and get to the newer audio sooner.
+                    // can make its result useless: then stop, and get to the newer audio sooner.
                     let mut keep_going = || {
                         queue.extend(commands.try_iter());
-                        !superseded(id, &queue)
+                        !superseded(&head, &queue)
                     };
-                    self.transcribe_early(job, &mut keep_going);
+                    self.transcribe_early(job, head, &mut keep_going);
                 }
             }
         }
@@ -252,15 +255,9 @@ impl WorkerThread {
         let early = self
             .early
             .take()
-            .filter(|early| early.id == job.id)
+            .filter(|early| early.head.id == job.id)
             .and_then(|early| {
-                let quiet_tail = pause::tail_is_quiet(
-                    &samples,
-                    early.head_len,
-                    early.head_peak,
-                    SAMPLE_RATE,
-                    &GateConfig::default(),
-                );
+                let quiet_tail = early.head.stands_for(&samples);
                 let usable = quiet_tail && !matches!(early.recognised.outcome, Outcome::Failed(_));
                 if !usable {
                     tracing::info!(
@@ -292,25 +289,20 @@ impl WorkerThread {
 
     /// Transcribes a recording's head and keeps the result for the [`WorkerCommand::Transcribe`]
     /// of the same recording, unless `keep_going` stops it first.
-    fn transcribe_early(&mut self, job: Job, keep_going: &mut dyn FnMut() -> bool) {
-        let JobAudio::Recorded(head) = job.audio else {
+    fn transcribe_early(&mut self, job: Job, head: Head, keep_going: &mut dyn FnMut() -> bool) {
+        let JobAudio::Recorded(samples) = job.audio else {
             return;
         };
-        let Some(recognised) = self.recognise_while(&head, &job.params, keep_going) else {
+        let Some(recognised) = self.recognise_while(&samples, &job.params, keep_going) else {
             tracing::debug!(id = job.id, "early transcription stopped: newer audio came");
             return;
         };
         (self.emit)(WorkerEvent::EarlyDone {
             id: job.id,
-            seconds: head.len() as f32 / SAMPLE_RATE as f32,
+            seconds: head.len as f32 / SAMPLE_RATE as f32,
             engine: recognised.engine,
         });
-        self.early = Some(EarlyResult {
-            id: job.id,
-            head_len: head.len(),
-            head_peak: loudest_frame(&head, SAMPLE_RATE),
-            recognised,
-        });
+        self.early = Some(EarlyResult { head, recognised });
     }
 
     /// Gate, Whisper and verdict on 16 kHz mono `samples`.
@@ -395,19 +387,57 @@ struct Recognised {
 
 /// The result for a recording's head, waiting for the rest of the recording.
 struct EarlyResult {
-    id: u64,
-    head_len: usize,
-    head_peak: f32,
+    head: Head,
     recognised: Recognised,
 }
 
-/// Whether newer audio of recording `id` waits behind an early job of it: a later pause, the
-/// audio up to key-up, or the whole recording (then transcribing the older audio first would
-/// only delay it).
-fn superseded(id: u64, queue: &VecDeque<WorkerCommand>) -> bool {
+/// The audio of an early job: which recording, how much of it, how loud.
+#[derive(Debug, Clone, Copy)]
+struct Head {
+    id: u64,
+    /// Samples at 16 kHz.
+    len: usize,
+    /// Its loudest frame, against which the rest of the recording is judged quiet or not.
+    peak: f32,
+}
+
+impl Head {
+    fn of(job: &Job) -> Option<Head> {
+        match &job.audio {
+            JobAudio::Recorded(samples) => Some(Head {
+                id: job.id,
+                len: samples.len(),
+                peak: loudest_frame(samples, SAMPLE_RATE),
+            }),
+            JobAudio::Saved(_) => None,
+        }
+    }
+
+    /// Whether the head's text stands for all of `recording` (the same recording, longer):
+    /// everything after the head is quiet.
+    fn stands_for(&self, recording: &[f32]) -> bool {
+        pause::tail_is_quiet(
+            recording,
+            self.len,
+            self.peak,
+            SAMPLE_RATE,
+            &GateConfig::default(),
+        )
+    }
+}
+
+/// Whether newer audio of the same recording waiting behind an early job makes the `head`'s
+/// text useless: a later pause or the audio up to key-up (which will be transcribed instead), or
+/// the whole recording with speech after the head (which will be transcribed whole). A whole
+/// recording that is quiet after the head will use the head's text: not superseded.
+fn superseded(head: &Head, queue: &VecDeque<WorkerCommand>) -> bool {
     queue.iter().any(|command| match command {
-        WorkerCommand::TranscribeEarly(later) | WorkerCommand::Transcribe(later) => later.id == id,
-        WorkerCommand::Load(_) => false,
+        WorkerCommand::TranscribeEarly(later) => later.id == head.id,
+        WorkerCommand::Transcribe(later) if later.id == head.id => match &later.audio {
+            JobAudio::Recorded(recording) => !head.stands_for(recording),
+            JobAudio::Saved(_) => true,
+        },
+        WorkerCommand::Transcribe(_) | WorkerCommand::Load(_) => false,
     })
 }
 
@@ -460,13 +490,27 @@ fn describe_placement(placement: &crate::device::policy::Placement) -> String {
     }
 }
 
-/// Runs the model once on a real dictation (the built-in sample) so the first real one does not
-/// pay for lazy initialisation: allocator, kernel selection, cuDNN plans, MPS graph builds for
-/// the decoder's (fixed) shapes. The encoder runs its one full window; the decoder stops after
-/// [`TOKEN_BUDGET_MARGIN`](crate::whisper::params::TOKEN_BUDGET_MARGIN) tokens: every later step has the shapes of the first ones (growing cache on the
-/// CPU, fixed on GPUs), and decoding the whole sentence kept "ready" waiting ~0.5 s longer for
-/// nothing (the first dictation after either warm-up is as fast as the next ones).
+/// Makes the first dictation as fast as the next ones by paying now for lazy initialisation:
+/// kernel selection and compilation, cuDNN plans, MPS graph builds.
+///
+/// On a GPU the model runs once on a real dictation (the built-in sample), which also shows the
+/// device manager that the device really works: the encoder's one full window, and the decoder
+/// until [`TOKEN_BUDGET_MARGIN`](crate::whisper::params::TOKEN_BUDGET_MARGIN) tokens (every later
+/// step has the shapes of the first ones). On the CPU, where nothing is judged, one encoder block
+/// and a few decoder steps set up every kernel ([`Whisper::warm_up`](crate::whisper::model::Whisper::warm_up)):
+/// the other blocks have the same shapes. BENCHMARKS.md has what each costs.
 fn warm_up(transcriber: &mut Transcriber) {
+    if transcriber.device() == DeviceKind::Cpu {
+        let _no_grad = tch::no_grad_guard();
+        if let Err(e) = transcriber
+            .engine()
+            .model()
+            .warm_up(WARM_UP_PROMPT, WARM_UP_STEPS)
+        {
+            tracing::warn!("warm-up failed: {e}");
+        }
+        return;
+    }
     let Some(sample) = dictation_workloads()
         .ok()
         .and_then(|w| w.into_iter().next())
@@ -484,6 +528,11 @@ fn warm_up(transcriber: &mut Transcriber) {
         tracing::warn!("warm-up failed: {e}");
     }
 }
+
+/// The CPU warm-up's first decoder call: start of transcript, language, task, no timestamps.
+const WARM_UP_PROMPT: usize = 4;
+/// Single-token steps after it.
+const WARM_UP_STEPS: usize = 3;
 
 /// The transcription parameters from the settings' language and prompt.
 pub fn params_from(settings: &Settings) -> TranscribeParams {

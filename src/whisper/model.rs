@@ -243,6 +243,40 @@ impl Whisper {
         layer_norm(&x, &enc.ln_post, "encoder ln_post").map(Some)
     }
 
+    /// Runs each kind of kernel a transcription uses once, cheaply, so that the first real one
+    /// does not pay for their set-up (oneDNN chooses and compiles kernels per shape on first
+    /// use): the encoder's convolutions and first block over a silent full window (the other
+    /// blocks have the same shapes), the cross-attention keys/values, a first decoder call of
+    /// `prompt` tokens and `steps` single-token steps, each with its vocabulary projection.
+    pub fn warm_up(&self, prompt: usize, steps: usize) -> Result<()> {
+        let dims = &self.weights.dims;
+        let mel = Tensor::f_zeros(
+            [1, dims.n_mels as i64, 2 * dims.n_audio_ctx as i64],
+            (Kind::Float, Device::Cpu),
+        )
+        .stage("warm-up input")?;
+        let mut blocks = 0;
+        self.encode_while(&mel, &mut || {
+            blocks += 1;
+            blocks <= 1
+        })?;
+        let features = Tensor::f_zeros(
+            [1, dims.n_audio_ctx as i64, dims.n_audio_state as i64],
+            (self.kind, self.device),
+        )
+        .stage("warm-up features")?;
+        let mut state = self.start_decoding(&features, 1)?;
+        let ids: Vec<i64> = (0..prompt.max(1) as i64).collect();
+        let mut tokens = Tensor::from_slice(&ids).view([1, -1]);
+        for _ in 0..=steps {
+            let hidden = self.decode(&tokens, &mut state)?;
+            let last = hidden.size()[1] - 1;
+            let _ = self.logits(&hidden.f_narrow(1, last, 1).stage("warm-up")?)?;
+            tokens = Tensor::from_slice(&[state.len() as i64]).view([1, 1]);
+        }
+        Ok(())
+    }
+
     /// Prepares decoding against `audio_features` (`[1 or batch, ctx, d]`) for `rows` parallel
     /// sequences: computes the cross-attention keys/values once and an empty self-attention cache.
     pub fn start_decoding(&self, audio_features: &Tensor, rows: usize) -> Result<DecoderState> {
