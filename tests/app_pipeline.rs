@@ -106,15 +106,7 @@ impl Harness {
     /// Sends the head of recording `id` early, then the whole recording; returns the outcome
     /// and whether the early result was used.
     fn transcribe_with_head(&self, id: u64, head: Vec<f32>, whole: Vec<f32>) -> (Outcome, bool) {
-        let params = TranscribeParams {
-            language: Some("en".into()),
-            ..TranscribeParams::default()
-        };
-        self.worker.send(WorkerCommand::TranscribeEarly(Job {
-            id,
-            audio: JobAudio::Recorded(head),
-            params: params.clone(),
-        }));
+        let params = self.send_head(id, head);
         // As in the app, the whole recording arrives after the head was taken up (sent at
         // once, the worker would skip the head as superseded).
         loop {
@@ -141,6 +133,21 @@ impl Harness {
                 return (outcome, early);
             }
         }
+    }
+
+    /// Sends `head` as the early audio of recording `id` (English); returns the parameters
+    /// for the whole recording.
+    fn send_head(&self, id: u64, head: Vec<f32>) -> TranscribeParams {
+        let params = TranscribeParams {
+            language: Some("en".into()),
+            ..TranscribeParams::default()
+        };
+        self.worker.send(WorkerCommand::TranscribeEarly(Job {
+            id,
+            audio: JobAudio::Recorded(head),
+            params: params.clone(),
+        }));
+        params
     }
 
     fn saved(&self) -> usize {
@@ -275,15 +282,7 @@ fn whole_while_head_runs(
     head: Vec<f32>,
     whole: Vec<f32>,
 ) -> (bool, Outcome, bool) {
-    let params = TranscribeParams {
-        language: Some("en".into()),
-        ..TranscribeParams::default()
-    };
-    h.worker.send(WorkerCommand::TranscribeEarly(Job {
-        id,
-        audio: JobAudio::Recorded(head),
-        params: params.clone(),
-    }));
+    let params = h.send_head(id, head);
     // The worker takes the head up at once; the whole recording comes while it runs (or, on a
     // slow machine, before it started: then the head is skipped instead of stopped).
     std::thread::sleep(Duration::from_millis(150));

@@ -567,6 +567,17 @@ struct StopAfter {
     abandoned: Vec<whisper_dictation::whisper::Phase>,
 }
 
+impl StopAfter {
+    fn new(stop_after: usize) -> Self {
+        StopAfter {
+            stop_after,
+            asked: 0,
+            ended: Vec::new(),
+            abandoned: Vec::new(),
+        }
+    }
+}
+
 impl whisper_dictation::whisper::PhaseObserver for StopAfter {
     fn start(&mut self, _: whisper_dictation::whisper::Phase) -> Result<(), String> {
         Ok(())
@@ -592,12 +603,7 @@ fn a_transcription_asked_to_stop_stops_between_encoder_blocks() {
     let audio = clip("en_kal.wav");
     let params = greedy_en();
     // Asked once before the encoder, then before each of tiny's 4 blocks: stop before the 2nd.
-    let mut observer = StopAfter {
-        stop_after: 2,
-        asked: 0,
-        ended: Vec::new(),
-        abandoned: Vec::new(),
-    };
+    let mut observer = StopAfter::new(2);
     let err = engine
         .transcribe_observed(&audio, &params, &mut observer)
         .expect_err("asked to stop");
@@ -608,12 +614,7 @@ fn a_transcription_asked_to_stop_stops_between_encoder_blocks() {
     assert!(observer.ended.is_empty());
 
     // Never asked to stop: the whole transcription, as without an observer.
-    let mut observer = StopAfter {
-        stop_after: usize::MAX,
-        asked: 0,
-        ended: Vec::new(),
-        abandoned: Vec::new(),
-    };
+    let mut observer = StopAfter::new(usize::MAX);
     let done = engine
         .transcribe_observed(&audio, &params, &mut observer)
         .expect("transcribes");
