@@ -542,7 +542,9 @@ impl App {
                         let digital_zero = level.is_some_and(|l| l.peak_frame_rms == 0.0);
                         if digital_zero && !self.warned_silent_microphone {
                             self.warned_silent_microphone = true;
-                            self.notify(&Notice::MicrophoneSilent);
+                            self.notify(&Notice::MicrophoneSilent {
+                                mac: crate::platform::IS_MACOS,
+                            });
                         }
                         tracing::info!(
                             id,

@@ -253,7 +253,10 @@ pub enum Notice {
     /// Keystrokes are not allowed (macOS Accessibility); the text was copied instead.
     AccessibilityMissing,
     /// The microphone delivered exact zeros: no microphone permission (macOS) or a muted input.
-    MicrophoneSilent,
+    /// `mac`: say where the permission is (System Settings exist only there).
+    MicrophoneSilent {
+        mac: bool,
+    },
     /// First run: a better model than the installed ones suits this machine (nothing is
     /// downloaded until the user picks it).
     ModelSuggested {
@@ -441,11 +444,18 @@ impl Notice {
                     ("Not allowed to paste".into(), "The text is on the clipboard (paste it with Cmd+V). To paste automatically: System Settings → Privacy & Security → Accessibility → turn on Whisper Dictation. If it is already on, remove it (−) and add it again: the grant goes stale when the app is updated or moved.".into())
                 }
             }
-            Notice::MicrophoneSilent => {
+            Notice::MicrophoneSilent { mac: true } => {
                 if pl {
-                    ("Mikrofon nic nie słyszy".into(), "Nagranie to sama cisza cyfrowa. Na Macu: Ustawienia systemowe → Prywatność i ochrona → Mikrofon → włącz Whisper Dictation. Sprawdź też, czy wejście nie jest wyciszone.".into())
+                    ("Mikrofon nic nie słyszy".into(), "Nagranie to sama cisza cyfrowa. Ustawienia systemowe → Prywatność i ochrona → Mikrofon → włącz Whisper Dictation. Sprawdź też, czy wejście nie jest wyciszone.".into())
                 } else {
-                    ("The microphone hears nothing".into(), "The recording is pure digital silence. On a Mac: System Settings → Privacy & Security → Microphone → turn on Whisper Dictation. Also check that the input is not muted.".into())
+                    ("The microphone hears nothing".into(), "The recording is pure digital silence. System Settings → Privacy & Security → Microphone → turn on Whisper Dictation. Also check that the input is not muted.".into())
+                }
+            }
+            Notice::MicrophoneSilent { mac: false } => {
+                if pl {
+                    ("Mikrofon nic nie słyszy".into(), "Nagranie to sama cisza cyfrowa. Sprawdź, czy wejście nie jest wyciszone i czy wybrany jest właściwy mikrofon (Mikrofon w menu albo ustawienia dźwięku systemu).".into())
+                } else {
+                    ("The microphone hears nothing".into(), "The recording is pure digital silence. Check that the input is not muted and that the right microphone is chosen (Microphone in the menu, or the system's sound settings).".into())
                 }
             }
             Notice::ModelSuggested { model, size } => {
@@ -699,6 +709,15 @@ mod tests {
         .text(UiLang::Pl);
         assert_eq!(summary, "Nagranie zaraz się skończy");
         assert!(body.contains("10 s"));
+        for lang in [UiLang::En, UiLang::Pl] {
+            let (_, mac) = Notice::MicrophoneSilent { mac: true }.text(lang);
+            let (_, linux) = Notice::MicrophoneSilent { mac: false }.text(lang);
+            assert!(mac.contains("Whisper Dictation"), "{mac}");
+            assert!(
+                !linux.contains("Whisper Dictation") && !linux.contains('→'),
+                "{linux}"
+            );
+        }
         let (summary, _) = Notice::AlreadyRunning.text(UiLang::En);
         assert_eq!(summary, "Already running");
     }
