@@ -222,7 +222,7 @@ struct EarlySent {
 struct LoadedModel {
     name: String,
     device: DeviceKind,
-    why: String,
+    why: crate::device::policy::Reason,
 }
 
 struct App {
@@ -462,7 +462,7 @@ impl App {
                 tracing::info!(
                     model,
                     device = device.name(),
-                    why,
+                    why = texts::placement_reason(&why, UiLang::En),
                     load_ms = load.as_millis() as u64,
                     warm_up_ms = warm_up.as_millis() as u64,
                     "model ready"
@@ -983,10 +983,12 @@ impl App {
             },
             Activity::Broken => Status::Broken,
         };
-        let device = self
-            .model
-            .as_ref()
-            .map(|m| (m.device.name().to_uppercase(), m.why.clone()));
+        let device = self.model.as_ref().map(|m| {
+            (
+                m.device.name().to_uppercase(),
+                texts::placement_reason(&m.why, self.lang),
+            )
+        });
         let name = self
             .model
             .as_ref()

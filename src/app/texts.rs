@@ -3,6 +3,8 @@
 //! messages live in `crate::i18n`.
 
 use crate::audio::capture::MicrophoneProblem;
+use crate::device::policy::Reason;
+use crate::device::{DeviceKind, Operation};
 use crate::i18n::UiLang;
 use std::time::Duration;
 
@@ -155,6 +157,50 @@ pub enum Status<'a> {
     Recording,
     Transcribing { queued: usize },
     Broken,
+}
+
+/// Why the model runs on its device, for the status line (the device manager's reason).
+pub fn placement_reason(reason: &Reason, lang: UiLang) -> String {
+    let gpu_name = |gpu: &DeviceKind| gpu.name().to_uppercase();
+    let pl = lang == UiLang::Pl;
+    match reason {
+        Reason::Preferred if pl => "najszybsze urządzenie tutaj".into(),
+        Reason::Preferred => "the fastest device here".into(),
+        Reason::Requested if pl => "wybrane w ustawieniach".into(),
+        Reason::Requested => "chosen in the settings".into(),
+        Reason::RequestedMissing { requested } if pl => {
+            format!("{} nie ma na tym komputerze", gpu_name(requested))
+        }
+        Reason::RequestedMissing { requested } => {
+            format!("{} is not available here", gpu_name(requested))
+        }
+        Reason::NoGpu if pl => "brak GPU, którego można użyć".into(),
+        Reason::NoGpu => "no usable GPU".into(),
+        Reason::ProbeFailed { gpu } if pl => format!("{} nie przeszło autotestu", gpu_name(gpu)),
+        Reason::ProbeFailed { gpu } => format!("{} failed its self-test", gpu_name(gpu)),
+        Reason::Unhealthy { gpu, op, .. } if pl => {
+            let op = match op {
+                Operation::Load => "wczytywaniu modelu",
+                Operation::Encode => "kodowaniu dźwięku",
+                Operation::Decode => "dekodowaniu tekstu",
+                Operation::Probe => "autoteście",
+            };
+            format!("{} zawiodło ostatnio przy {op}", gpu_name(gpu))
+        }
+        Reason::Unhealthy { gpu, op, .. } => {
+            let op = match op {
+                Operation::Load => "loading the model",
+                Operation::Encode => "encoding audio",
+                Operation::Decode => "decoding text",
+                Operation::Probe => "its self-test",
+            };
+            format!("{} failed recently at {op}", gpu_name(gpu))
+        }
+        Reason::RetryAfterBackoff { gpu } if pl => {
+            format!("ponowna próba {} po błędach", gpu_name(gpu))
+        }
+        Reason::RetryAfterBackoff { gpu } => format!("retrying {} after failures", gpu_name(gpu)),
+    }
 }
 
 /// The status line: state, model, the device in use and why.
@@ -699,6 +745,31 @@ mod tests {
         );
         let line = microphone_line(UiLang::Pl, "USB Mic", Some(Duration::from_millis(500)));
         assert!(line.contains("USB Mic") && line.contains("0,5 s"), "{line}");
+    }
+
+    #[test]
+    fn the_reason_for_the_device_is_said_in_the_ui_language() {
+        let unhealthy = Reason::Unhealthy {
+            gpu: DeviceKind::Mps,
+            op: Operation::Encode,
+            success_rate: 0.4,
+        };
+        assert_eq!(
+            placement_reason(&unhealthy, UiLang::En),
+            "MPS failed recently at encoding audio"
+        );
+        assert_eq!(
+            placement_reason(&unhealthy, UiLang::Pl),
+            "MPS zawiodło ostatnio przy kodowaniu dźwięku"
+        );
+        assert_eq!(
+            placement_reason(&Reason::NoGpu, UiLang::Pl),
+            "brak GPU, którego można użyć"
+        );
+        assert_eq!(
+            placement_reason(&Reason::NoGpu, UiLang::En),
+            "no usable GPU"
+        );
     }
 
     #[test]

@@ -15,6 +15,7 @@ use crate::audio::pause;
 use crate::audio::wav::read_wav_16k;
 use crate::command_thread::CommandThread;
 use crate::device::manager::DeviceManager;
+use crate::device::policy::Reason;
 use crate::device::setup::{manager_config, Overrides};
 use crate::device::tuning::default_beam_size;
 use crate::device::workload::dictation_workloads;
@@ -82,8 +83,8 @@ pub enum WorkerEvent {
     Ready {
         model: String,
         device: DeviceKind,
-        /// Why this device (the manager's placement, or the fallback that happened).
-        why: String,
+        /// Why this device (the manager's placement).
+        why: Reason,
         load: Duration,
         warm_up: Duration,
     },
@@ -198,8 +199,7 @@ impl WorkerThread {
         self.transcriber = None;
         let started = Instant::now();
         let result = open_manager(&request).and_then(|mut manager| {
-            let placement = manager.placement();
-            let why = describe_placement(&placement);
+            let why = manager.placement().reason;
             Transcriber::load(&request.dir, manager)
                 .map(|t| (t, why))
                 .map_err(|e| format!("{}: {e}", request.dir.display()))
@@ -471,23 +471,6 @@ fn open_manager(request: &ModelRequest) -> Result<DeviceManager, String> {
     )
     .map_err(|e| e.to_string())?;
     Ok(DeviceManager::open(config))
-}
-
-fn describe_placement(placement: &crate::device::policy::Placement) -> String {
-    use crate::device::policy::Reason;
-    match &placement.reason {
-        Reason::Preferred => "the fastest device here".into(),
-        Reason::Requested => "chosen in the settings".into(),
-        Reason::RequestedMissing { requested } => {
-            format!("{} is not available here", requested.name())
-        }
-        Reason::NoGpu => "no usable GPU".into(),
-        Reason::ProbeFailed { gpu } => format!("{} failed its self-test", gpu.name()),
-        Reason::Unhealthy { gpu, op, .. } => {
-            format!("{} failed recently at {}", gpu.name(), op.name())
-        }
-        Reason::RetryAfterBackoff { gpu } => format!("retrying {} after failures", gpu.name()),
-    }
 }
 
 /// Makes the first dictation as fast as the next ones by paying now for lazy initialisation:
