@@ -23,6 +23,10 @@ impl Int8Rows {
     /// Input widths the kernel handles: its vector loops read whole blocks of the input row
     /// and crash on a ragged one (seen with 4). Every Whisper width is a multiple of 64.
     const INPUT_MULTIPLE: i64 = 64;
+    /// Rows quantized at a time: 8192 × 512 float32 is 16 MB, inside a 32 MB last-level cache.
+    /// Smaller chunks were faster on a quiet machine but much slower with another process on a
+    /// core (each chunk is a few parallel passes that wait for both threads).
+    const CHUNK_ROWS: i64 = 8192;
 
     /// Whether a `[out, in]` matrix can be stored as int8 rows (else keep it in floating point).
     pub fn fits(weight: &Tensor) -> bool {
@@ -33,8 +37,10 @@ impl Int8Rows {
     /// to bfloat16 before the values are, so `values · scale` is the best int8 approximation
     /// under the scale the kernel actually uses. Only for matrices that [`Self::fits`].
     pub fn quantize(weight: &Tensor) -> Result<Self, TchError> {
-        // Few passes and allocations: this runs at every model load (the token table is 26.5 M
-        // values for `base`), and start-up time is on the user's clock.
+        // This runs at every model load (the token table is 26.5 M values for `base`), and
+        // start-up time is on the user's clock: a few rows at a time, so the float32 working
+        // copy stays in the cache and is written in place.
+        let rows = weight.size().first().copied().unwrap_or(0);
         let dim = [1i64];
         let largest = weight
             .f_amax(dim.as_slice(), false)?
@@ -45,12 +51,21 @@ impl Int8Rows {
             // An all-zero row gets a tiny scale instead of a division by zero; its values are 0.
             .f_clamp_min(f64::from(f32::MIN_POSITIVE))?
             .f_to_kind(Kind::BFloat16)?;
-        // A copy even when `weight` is float32 already: the passes below work in place.
-        let mut values = weight.f_to_dtype(Kind::Float, false, true)?;
-        let _ = values.f_div_(&scales.f_to_kind(Kind::Float)?.f_unsqueeze(1)?)?;
-        let _ = values.f_round_()?;
-        let _ = values.f_clamp_(-127, 127)?;
-        let values = values.f_to_kind(Kind::Int8)?;
+        let divisors = scales.f_to_kind(Kind::Float)?.f_unsqueeze(1)?;
+        let values = Tensor::f_empty(weight.size(), (Kind::Int8, weight.device()))?;
+        let mut start = 0;
+        while start < rows {
+            let n = Self::CHUNK_ROWS.min(rows - start);
+            // A copy even when `weight` is float32 already: the passes below work in place.
+            let mut chunk = weight
+                .f_narrow(0, start, n)?
+                .f_to_dtype(Kind::Float, false, true)?;
+            let _ = chunk.f_div_(&divisors.f_narrow(0, start, n)?)?;
+            let _ = chunk.f_round_()?;
+            let _ = chunk.f_clamp_(-127, 127)?;
+            values.f_narrow(0, start, n)?.f_copy_(&chunk)?;
+            start += n;
+        }
         Ok(Self { values, scales })
     }
 
@@ -138,6 +153,20 @@ mod tests {
         let values: Vec<f32> = Vec::try_from(y.view([-1])).unwrap();
         assert_eq!(values[0], 0.0);
         assert!((values[1] - 64.0).abs() < 0.5, "{values:?}");
+    }
+
+    #[test]
+    fn rows_past_the_first_chunk_are_quantized_alike() {
+        let rows = 2 * Int8Rows::CHUNK_ROWS + 5;
+        let w = Tensor::randn([rows, 64], (Kind::Float, Device::Cpu));
+        let q = Int8Rows::quantize(&w).unwrap();
+        let scales = q.scales.to_kind(Kind::Float).unsqueeze(1);
+        let direct = (&w / &scales).round().clamp(-127, 127).to_kind(Kind::Int8);
+        assert!(q.values.equal(&direct));
+        let rebuilt = q.values.to_kind(Kind::Float) * &scales;
+        let worst_row = (rebuilt - &w).abs().amax([1i64].as_slice(), false);
+        let error = max_abs(&(worst_row / scales.squeeze()));
+        assert!(error <= 0.5 + 1e-3, "off by {error} steps");
     }
 
     #[test]
