@@ -10,7 +10,7 @@
 //! recording with [`RecorderEvent::Failed`] instead of hanging.
 
 use super::level::GateConfig;
-use super::pause::{tail_can_end_early, FIRST_TAIL};
+use super::pause::{tail_can_end_early, FIRST_TAIL, PAUSE_CHECK};
 use super::resample::resample;
 use crate::command_thread::CommandThread;
 use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
@@ -193,7 +193,7 @@ impl RecorderThread {
             }
         }
         loop {
-            match commands.recv_timeout(Duration::from_millis(100)) {
+            match commands.recv_timeout(PAUSE_CHECK) {
                 Err(RecvTimeoutError::Disconnected) => break,
                 Ok(command) => self.handle(command),
                 Err(RecvTimeoutError::Timeout) => {}

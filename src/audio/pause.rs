@@ -5,7 +5,7 @@
 //! spoken is not cut; waiting for it, and for the whole transcription after it, costs the user
 //! on every dictation. Most people stop speaking before they let go, so the app transcribes the
 //! audio so far as soon as the speaker pauses while holding the key ([`paused_after_new_speech`],
-//! checked as audio arrives) and at key-up when the audio up to there ends in quiet
+//! checked every [`PAUSE_CHECK`] as audio arrives) and at key-up when the audio up to there ends in quiet
 //! ([`worth_starting`]); such an early result stands when everything recorded after it is quiet
 //! ([`tail_is_quiet`]). When speech went on, the early result is thrown away and the whole
 //! recording is transcribed as before. And when the speaker had already stopped at key-up, the
@@ -14,8 +14,11 @@
 use super::level::{loudest_frame, GateConfig};
 use std::time::Duration;
 
-/// How much quiet must end the head for its words to count as complete.
-pub const QUIET_END: Duration = Duration::from_millis(200);
+/// How much quiet must end the head for its words to count as complete. Gaps between words in
+/// fluent speech are mostly shorter; a longer one mid-sentence only starts an early
+/// transcription that newer audio later stops or replaces (`app::worker`), while every
+/// millisecond here is one more before the text after the speaker stops.
+pub const QUIET_END: Duration = Duration::from_millis(150);
 
 /// The first part of the tail after key-up. When the head ends in quiet and this much more is
 /// quiet too, the recording ends here instead of after the whole tail: the speaker had finished,
@@ -23,6 +26,10 @@ pub const QUIET_END: Duration = Duration::from_millis(200);
 /// server's buffer; more for Bluetooth) has arrived. Anything heard in it and the whole tail is
 /// recorded as before.
 pub const FIRST_TAIL: Duration = Duration::from_millis(150);
+
+/// How often the recorder looks for a pause while the key is held: a pause is noticed
+/// [`QUIET_END`] to [`QUIET_END`] + this after the last word.
+pub const PAUSE_CHECK: Duration = Duration::from_millis(50);
 
 /// A frame is quiet below this share of the recording's loudest frame (−26 dB), and never above
 /// the gate's threshold for sound: a room's noise floor is quiet, a new syllable is not.
@@ -58,8 +65,8 @@ fn quiet_end_samples(sample_rate: u32) -> usize {
 /// Whether `recording` (at `sample_rate`) has just paused after speech that came after its first
 /// `since` samples (the audio already sent at the previous pause): there is sound, the last
 /// [`QUIET_END`] is quiet, and before that, past `since`, something was said. Checked every
-/// 100 ms while recording: nothing is scanned while no audio has come since the last pause,
-/// and the loudest frame is measured once.
+/// [`PAUSE_CHECK`] while recording: nothing is scanned while no audio has come since the last
+/// pause, and the loudest frame is measured once.
 pub fn paused_after_new_speech(recording: &[f32], since: usize, sample_rate: u32) -> bool {
     let before_pause = recording
         .len()
