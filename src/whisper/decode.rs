@@ -3,7 +3,7 @@
 //! cache, filter the logits, choose tokens (greedy, sampling or beam search), and rank the
 //! candidates. Also language detection, which is one decoder step on the same window.
 
-use super::model::{DecoderState, ModelError, Whisper};
+use super::model::{AudioKeys, DecoderState, ModelError, Whisper};
 use super::params::Task;
 use super::rules::{log_softmax, LogitRules};
 use super::search::{best_candidate, BeamSearch, Candidate, Greedy, Search, SplitMix64};
@@ -93,11 +93,12 @@ pub fn initial_tokens(
     InitialTokens { tokens, sot_index }
 }
 
-/// Decodes one window whose encoder output is `audio_features` (`[1, ctx, d]`).
+/// Decodes one window whose cross-attention keys/values are `keys`
+/// ([`Whisper::audio_keys`] of the encoder's output).
 pub fn decode_window(
     model: &Whisper,
     tokenizer: &Tokenizer,
-    audio_features: &Tensor,
+    keys: &AudioKeys,
     opts: &WindowOptions,
 ) -> Result<WindowResult, ModelError> {
     let specials = tokenizer.specials();
@@ -107,7 +108,7 @@ pub fn decode_window(
     let rules = logit_rules(specials, opts, sample_begin);
     let (rows, mut search) = search_for(opts, specials.eot);
 
-    let mut state = model.start_decoding(audio_features, rows)?;
+    let mut state = model.start_decoding_with(keys, rows)?;
     let mut tokens: Vec<Vec<u32>> = vec![init.tokens.clone(); rows];
     let mut sum_logprobs = vec![0.0f64; rows];
     let mut no_speech_prob = f32::NAN;
@@ -141,16 +142,16 @@ pub fn decode_window(
     Ok(choose(tokenizer, candidates, opts, no_speech_prob))
 }
 
-/// Language probabilities for the window (`[1, ctx, d]` features), restricted to
+/// Language probabilities for the window whose keys/values are `keys`, restricted to
 /// `allowed` token ids when not empty; sorted by probability, highest first.
 pub fn detect_language(
     model: &Whisper,
     tokenizer: &Tokenizer,
-    audio_features: &Tensor,
+    keys: &AudioKeys,
     allowed: &[u32],
 ) -> Result<Vec<(u32, f32)>, ModelError> {
     let specials = tokenizer.specials();
-    let mut state = model.start_decoding(audio_features, 1)?;
+    let mut state = model.start_decoding_with(keys, 1)?;
     let hidden = model.decode(&token_tensor(&[vec![specials.sot]], 0), &mut state)?;
     let logits = last_position_logits(model, &hidden)?.remove(0);
     let language_ids: Vec<u32> = if allowed.is_empty() {

@@ -97,6 +97,12 @@ pub struct Whisper {
     decoder_kind: Kind,
 }
 
+/// One audio window's cross-attention keys and values, `[1, heads, ctx, head_dim]` per decoder
+/// layer (see [`Whisper::audio_keys`]).
+pub struct AudioKeys {
+    layers: Vec<(Tensor, Tensor)>,
+}
+
 /// Per-call decoder state: cross-attention keys/values of the current audio window, and the
 /// self-attention cache of the tokens decoded so far (one row per beam / sequence).
 pub struct DecoderState {
@@ -277,37 +283,64 @@ impl Whisper {
         Ok(())
     }
 
-    /// Prepares decoding against `audio_features` (`[1 or batch, ctx, d]`) for `rows` parallel
-    /// sequences: computes the cross-attention keys/values once and an empty self-attention cache.
-    pub fn start_decoding(&self, audio_features: &Tensor, rows: usize) -> Result<DecoderState> {
-        let dims = &self.weights.dims;
-        let heads = dims.n_text_head;
-        let mut cross = Vec::with_capacity(dims.n_text_layer);
+    /// The cross-attention keys/values of every decoder layer for `audio_features`
+    /// (`[1 or batch, ctx, d]`): a product over all audio positions per layer, computed once per
+    /// window and shared by every decoding against it (language detection, the transcription,
+    /// its temperature fallbacks).
+    pub fn audio_keys(&self, audio_features: &Tensor) -> Result<AudioKeys> {
+        let heads = self.weights.dims.n_text_head;
         // The key/value projection keeps the model's kind (see `Whisper`); the keys and values
         // are in the steps' kind.
         let audio_features = audio_features
             .f_to_kind(self.kind)
             .stage("cross-attention kv")?;
-        for block in &self.weights.decoder.blocks {
-            let kv = linear(
-                self.gemm,
-                &audio_features,
-                &block.cross_attn.kv,
-                "cross-attention kv",
-            )?
-            .f_to_kind(self.decoder_kind)
-            .stage("cross-attention kv")?;
-            let parts = kv.f_chunk(2, -1).stage("cross-attention kv")?;
-            let k = split_heads(&parts[0], heads)?;
-            let v = split_heads(&parts[1], heads)?;
-            let (mut ks, mut vs) = (k.size(), v.size());
-            ks[0] = rows as i64;
-            vs[0] = rows as i64;
-            cross.push((
-                k.f_expand(&ks, false).stage("cross-attention kv")?,
-                v.f_expand(&vs, false).stage("cross-attention kv")?,
-            ));
-        }
+        let layers = self
+            .weights
+            .decoder
+            .blocks
+            .iter()
+            .map(|block| {
+                let kv = linear(
+                    self.gemm,
+                    &audio_features,
+                    &block.cross_attn.kv,
+                    "cross-attention kv",
+                )?
+                .f_to_kind(self.decoder_kind)
+                .stage("cross-attention kv")?;
+                let parts = kv.f_chunk(2, -1).stage("cross-attention kv")?;
+                Ok((
+                    split_heads(&parts[0], heads)?,
+                    split_heads(&parts[1], heads)?,
+                ))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(AudioKeys { layers })
+    }
+
+    /// Prepares decoding against `audio_features` (`[1 or batch, ctx, d]`) for `rows` parallel
+    /// sequences: computes the cross-attention keys/values and an empty self-attention cache.
+    pub fn start_decoding(&self, audio_features: &Tensor, rows: usize) -> Result<DecoderState> {
+        self.start_decoding_with(&self.audio_keys(audio_features)?, rows)
+    }
+
+    /// [`Self::start_decoding`] with the window's keys/values already computed.
+    pub fn start_decoding_with(&self, keys: &AudioKeys, rows: usize) -> Result<DecoderState> {
+        let dims = &self.weights.dims;
+        let heads = dims.n_text_head;
+        let cross = keys
+            .layers
+            .iter()
+            .map(|(k, v)| {
+                let (mut ks, mut vs) = (k.size(), v.size());
+                ks[0] = rows as i64;
+                vs[0] = rows as i64;
+                Ok((
+                    k.f_expand(&ks, false).stage("cross-attention kv")?,
+                    v.f_expand(&vs, false).stage("cross-attention kv")?,
+                ))
+            })
+            .collect::<Result<Vec<_>>>()?;
         let head_dim = (dims.n_text_state / heads) as i64;
         let capacity = match self.cache_layout {
             CacheLayout::Growing => 0,

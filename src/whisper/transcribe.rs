@@ -6,7 +6,7 @@
 use super::decode::{decode_window, detect_language, WindowOptions, WindowResult};
 use super::loader::GenerationConfig;
 use super::mel::{log_mel_spectrogram, LogMel, HOP_LENGTH, N_FRAMES, SAMPLE_RATE};
-use super::model::{ModelError, Whisper};
+use super::model::{AudioKeys, ModelError, Whisper};
 use super::params::{FallbackChoice, SuppressTokens, Task, TranscribeParams, TOKEN_BUDGET_MARGIN};
 use super::rules::TIME_PRECISION;
 use super::tokenizer::{self, Tokenizer};
@@ -176,14 +176,21 @@ pub fn transcribe(
 
     let content_frames = mel.n_frames;
     let first_window = encode_window(model, &mel, 0, content_frames, &mut timings, observer)?;
+    // The first window's keys/values when language detection computed them: decoding reuses them.
+    let mut first_keys: Option<AudioKeys> = None;
     let (language, language_probability) = match plan {
         LanguagePlan::EnglishOnly => (None, None),
         LanguagePlan::Fixed(code) => (Some(code), None),
         LanguagePlan::Detect(allowed) => {
             let detected = match &first_window {
-                Some(features) => in_phase(observer, Phase::Decode, || {
-                    detect_language(model, tokenizer, features, &allowed)
-                })?,
+                Some(features) => {
+                    let (detected, keys) = in_phase(observer, Phase::Decode, || {
+                        let keys = model.audio_keys(features)?;
+                        Ok((detect_language(model, tokenizer, &keys, &allowed)?, keys))
+                    })?;
+                    first_keys = Some(keys);
+                    detected
+                }
                 None => Vec::new(),
             };
             match detected.first() {
@@ -233,11 +240,16 @@ pub fn transcribe(
             opts.sample_len = opts.sample_len.min(budget);
         }
         let decode_started = Instant::now();
+        let known_keys = if seek == 0 { first_keys.take() } else { None };
         let result = in_phase(observer, Phase::Decode, || {
+            let keys = match known_keys {
+                Some(keys) => keys,
+                None => model.audio_keys(&features)?,
+            };
             decode_with_fallback(
                 model,
                 tokenizer,
-                &features,
+                &keys,
                 &opts,
                 params,
                 started,
@@ -468,14 +480,14 @@ struct Kept {
     unreliable: bool,
 }
 
-/// Decodes at the first temperature, and again hotter while the result looks repetitive
+/// Decodes (against the window's `keys`) at the first temperature, and again hotter while the result looks repetitive
 /// (compression ratio) or unlikely (average log-probability), unless it looks like silence or
 /// the time budget (counted from `started`) is spent. When every attempt fails, keeps the one
 /// `params.fallback_choice` says.
 fn decode_with_fallback(
     model: &Whisper,
     tokenizer: &Tokenizer,
-    features: &Tensor,
+    keys: &AudioKeys,
     base: &WindowOptions,
     params: &TranscribeParams,
     started: Instant,
@@ -492,7 +504,7 @@ fn decode_with_fallback(
         let mut opts = base.clone();
         opts.temperature = temperature;
         opts.seed = base.seed.wrapping_add(attempt as u64);
-        let result = decode_window(model, tokenizer, features, &opts)?;
+        let result = decode_window(model, tokenizer, keys, &opts)?;
         timings.attempts += 1;
         if !needs_fallback(&result, params) {
             return Ok(Kept {
