@@ -48,6 +48,9 @@ pub struct LoginItem {
 /// A macOS LaunchAgent that starts `exe` once at login, in the user's GUI session, and does not
 /// restart it when it quits (quitting from the menu must stick). When `exe` is a bundle's
 /// binary, the bundle is named too (`AssociatedBundleIdentifiers`, read by macOS 13 and later).
+/// launchd starts the binary itself, not through the bundle, so the bundle's `LSEnvironment`
+/// does not apply: `OMP_WAIT_POLICY` is set here as well (sleeping OpenMP threads without the
+/// re-execution that would set it, see `platform::prefer_sleeping_compute_threads`).
 pub fn launch_agent_plist(exe: &Path) -> String {
     let associated = if Location::of(exe).bundle.is_some() {
         format!(
@@ -76,6 +79,11 @@ pub fn launch_agent_plist(exe: &Path) -> String {
 	<string>Interactive</string>
 	<key>LimitLoadToSessionType</key>
 	<string>Aqua</string>
+	<key>EnvironmentVariables</key>
+	<dict>
+		<key>OMP_WAIT_POLICY</key>
+		<string>PASSIVE</string>
+	</dict>
 {associated}</dict>
 </plist>
 "#,
@@ -297,6 +305,9 @@ mod tests {
         assert!(plist.contains("<key>KeepAlive</key>\n\t<false/>"));
         assert!(plist.contains("<string>Interactive</string>"));
         assert!(plist.contains("<string>Aqua</string>"));
+        assert!(plist.contains(
+            "<key>EnvironmentVariables</key>\n\t<dict>\n\t\t<key>OMP_WAIT_POLICY</key>\n\t\t<string>PASSIVE</string>"
+        ));
 
         // The program argument round-trips to the exact path.
         let args = plist

@@ -221,6 +221,18 @@ fn the_layout_holds_the_binary_the_dylibs_the_icon_and_the_plists() {
         info.get("LSUIElement").and_then(plist::Value::as_boolean),
         Some(true)
     );
+    // Launched from Finder or at login the app starts with its OpenMP threads sleeping, so it
+    // skips the re-execution that sets the variable (platform::prefer_sleeping_compute_threads).
+    let environment = info
+        .get("LSEnvironment")
+        .and_then(plist::Value::as_dictionary)
+        .expect("LSEnvironment");
+    assert_eq!(
+        environment
+            .get("OMP_WAIT_POLICY")
+            .and_then(plist::Value::as_string),
+        Some("PASSIVE")
+    );
     assert_eq!(
         string(&info, "CFBundleIdentifier"),
         whisper_dictation::bundle::BUNDLE_ID
