@@ -64,7 +64,9 @@ exec_quote() {
 }
 
 mkdir -p "$(dirname "$entry")" "$(dirname "$icon")"
-exec_line="Exec=$(exec_quote "$binary")"
+# OpenMP threads that sleep from the start, without the app re-executing itself to set it
+# (src/login_item.rs DESKTOP_EXEC_PREFIX, the same for the autostart entry).
+exec_line="Exec=env OMP_WAIT_POLICY=PASSIVE $(exec_quote "$binary")"
 while IFS= read -r line || [ -n "$line" ]; do
   case "$line" in
     Exec=*) printf '%s\n' "$exec_line" ;;

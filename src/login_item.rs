@@ -92,6 +92,12 @@ pub fn launch_agent_plist(exe: &Path) -> String {
     )
 }
 
+/// What a Linux desktop or autostart entry runs before the binary: the app starts with its
+/// OpenMP threads sleeping, without the re-execution that would set the variable
+/// (`platform::prefer_sleeping_compute_threads`; `scripts/install-desktop-entry.sh` writes the
+/// same).
+pub const DESKTOP_EXEC_PREFIX: &str = "env OMP_WAIT_POLICY=PASSIVE ";
+
 /// A freedesktop autostart entry that starts `exe` at login.
 pub fn xdg_autostart_entry(exe: &Path) -> String {
     format!(
@@ -99,7 +105,7 @@ pub fn xdg_autostart_entry(exe: &Path) -> String {
          Type=Application\n\
          Name=Whisper Dictation\n\
          Comment=Push-to-talk dictation with Whisper running locally\n\
-         Exec={}\n\
+         Exec={DESKTOP_EXEC_PREFIX}{}\n\
          Icon=whisper-dictation\n\
          Terminal=false\n\
          X-GNOME-Autostart-enabled=true\n\
@@ -372,7 +378,11 @@ mod tests {
             assert!(lines.contains(&line), "{line}");
         }
         assert!(lines.iter().any(|l| l.starts_with("Comment=")));
-        let exec = lines.iter().find_map(|l| l.strip_prefix("Exec=")).unwrap();
+        let exec = lines
+            .iter()
+            .find_map(|l| l.strip_prefix("Exec="))
+            .and_then(|e| e.strip_prefix(DESKTOP_EXEC_PREFIX))
+            .unwrap();
         assert_eq!(
             exec,
             r#""/opt/My Apps/100%% \\"real\\" \\$HOME \\`x\\` back\\\\slash/whisper-dictation""#
@@ -380,7 +390,9 @@ mod tests {
         assert_eq!(desktop_exec_unquote(exec), exe.to_string_lossy());
 
         let plain = xdg_autostart_entry(Path::new("/usr/bin/whisper-dictation"));
-        assert!(plain.contains("\nExec=\"/usr/bin/whisper-dictation\"\n"));
+        assert!(
+            plain.contains("\nExec=env OMP_WAIT_POLICY=PASSIVE \"/usr/bin/whisper-dictation\"\n")
+        );
     }
 
     #[test]

@@ -48,7 +48,7 @@ fn the_launcher_entry_is_a_valid_desktop_entry() {
         ("Name", "Whisper Dictation"),
         ("Icon", "whisper-dictation"),
         ("Terminal", "false"),
-        ("Exec", "whisper-dictation"),
+        ("Exec", "env OMP_WAIT_POLICY=PASSIVE whisper-dictation"),
     ] {
         assert_eq!(entry.get(key).map(String::as_str), Some(value), "{key}");
     }
