@@ -179,27 +179,37 @@ pub fn placement_reason(reason: &Reason, lang: UiLang) -> String {
         Reason::ProbeFailed { gpu } if pl => format!("{} nie przeszło autotestu", gpu_name(gpu)),
         Reason::ProbeFailed { gpu } => format!("{} failed its self-test", gpu_name(gpu)),
         Reason::Unhealthy { gpu, op, .. } if pl => {
-            let op = match op {
-                Operation::Load => "wczytywaniu modelu",
-                Operation::Encode => "kodowaniu dźwięku",
-                Operation::Decode => "dekodowaniu tekstu",
-                Operation::Probe => "autoteście",
-            };
-            format!("{} zawiodło ostatnio przy {op}", gpu_name(gpu))
+            format!(
+                "{} zawiodło ostatnio przy {}",
+                gpu_name(gpu),
+                operation(*op, lang)
+            )
         }
         Reason::Unhealthy { gpu, op, .. } => {
-            let op = match op {
-                Operation::Load => "loading the model",
-                Operation::Encode => "encoding audio",
-                Operation::Decode => "decoding text",
-                Operation::Probe => "its self-test",
-            };
-            format!("{} failed recently at {op}", gpu_name(gpu))
+            format!(
+                "{} failed recently at {}",
+                gpu_name(gpu),
+                operation(*op, lang)
+            )
         }
         Reason::RetryAfterBackoff { gpu } if pl => {
             format!("ponowna próba {} po błędach", gpu_name(gpu))
         }
         Reason::RetryAfterBackoff { gpu } => format!("retrying {} after failures", gpu_name(gpu)),
+    }
+}
+
+/// What the device was doing, as the end of "failed recently at …" / "zawiodło przy …".
+fn operation(op: Operation, lang: UiLang) -> &'static str {
+    match (op, lang) {
+        (Operation::Load, UiLang::En) => "loading the model",
+        (Operation::Load, UiLang::Pl) => "wczytywaniu modelu",
+        (Operation::Encode, UiLang::En) => "encoding audio",
+        (Operation::Encode, UiLang::Pl) => "kodowaniu dźwięku",
+        (Operation::Decode, UiLang::En) => "decoding text",
+        (Operation::Decode, UiLang::Pl) => "dekodowaniu tekstu",
+        (Operation::Probe, UiLang::En) => "its self-test",
+        (Operation::Probe, UiLang::Pl) => "autoteście",
     }
 }
 
