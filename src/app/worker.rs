@@ -452,7 +452,7 @@ fn emit_notices(emit: &dyn Fn(WorkerEvent), transcriber: &mut Transcriber) {
 /// The optimisation level the app runs at, at least: level 1 computes in bfloat16 on CPUs with
 /// native bf16 instructions (AVX-512 BF16, AMX), in the CPU's mixed layout (encoder bf16; token
 /// table and decoder MLPs int8 rows; the rest of the decoder float32: `whisper::model`).
-/// Measured on the project's clips: the same words as float32 (equal WER on every clip), ~150 MB
+/// Measured on the project's clips: the same words as float32 (equal WER on every clip), ~100 MB
 /// less resident memory with `base`, ~40 % faster (BENCHMARKS.md). The command line keeps
 /// level 0 (the reference's float32 numbers) unless asked; `cpu_precision: "f32"` in the settings
 /// keeps the app on float32.

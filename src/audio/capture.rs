@@ -31,6 +31,15 @@ const TARGET_RATE: u32 = 16_000;
 /// them again and again while the speaker goes on would cost more than it saves.
 pub const PAUSE_SNAPSHOT_LIMIT: Duration = Duration::from_secs(30);
 
+/// Mono `samples` at the device's `rate` → 16 kHz, Whisper's rate.
+fn at_target_rate(samples: Vec<f32>, rate: u32) -> Vec<f32> {
+    if rate == TARGET_RATE {
+        samples
+    } else {
+        resample(&samples, rate, TARGET_RATE)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecorderConfig {
     /// The input device's name as the system lists it; empty = the system default.
@@ -287,11 +296,7 @@ impl RecorderThread {
             self.stream = None;
         }
         if deliver {
-            let samples = if rate == TARGET_RATE {
-                samples
-            } else {
-                resample(&samples, rate, TARGET_RATE)
-            };
+            let samples = at_target_rate(samples, rate);
             (self.emit)(RecorderEvent::Audio { id, samples, ended });
         }
     }
@@ -326,12 +331,7 @@ impl RecorderThread {
             )
         };
         let len = samples.len();
-        let samples = if rate == TARGET_RATE {
-            samples
-        } else {
-            resample(&samples, rate, TARGET_RATE)
-        };
-        (samples, len)
+        (at_target_rate(samples, rate), len)
     }
 
     /// Sends [`RecorderEvent::Pause`] when the speaker has just paused after new speech.

@@ -86,16 +86,7 @@ pub fn loudest_frame(samples: &[f32], sample_rate: u32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const RATE: u32 = 16_000;
-
-    fn sine(seconds: f32, amplitude: f32) -> Vec<f32> {
-        (0..(seconds * RATE as f32) as usize)
-            .map(|i| {
-                amplitude * (i as f32 * 2.0 * std::f32::consts::PI * 220.0 / RATE as f32).sin()
-            })
-            .collect()
-    }
+    use crate::audio::test_signals::{tone as sine, RATE};
 
     /// Deterministic white noise with the given RMS.
     fn noise(seconds: f32, rms: f32) -> Vec<f32> {

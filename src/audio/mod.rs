@@ -5,4 +5,6 @@ pub mod capture;
 pub mod level;
 pub mod pause;
 pub mod resample;
+#[cfg(test)]
+mod test_signals;
 pub mod wav;

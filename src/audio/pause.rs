@@ -111,16 +111,7 @@ pub fn tail_is_quiet(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const RATE: u32 = 16_000;
-
-    fn tone(seconds: f32, amplitude: f32) -> Vec<f32> {
-        (0..(seconds * RATE as f32) as usize)
-            .map(|i| {
-                amplitude * (i as f32 * 2.0 * std::f32::consts::PI * 180.0 / RATE as f32).sin()
-            })
-            .collect()
-    }
+    use crate::audio::test_signals::{tone, RATE};
 
     fn quiet(seconds: f32) -> Vec<f32> {
         // Room noise at about -60 dBFS.
