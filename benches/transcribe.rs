@@ -6,7 +6,8 @@
 //! model loaded and the time from load to warm. Asserts nothing about time.
 //!
 //! Options (after `--`): `--model NAME|DIR` (base), `--threads N` (2), `--repeat N` (5),
-//! `--beam N` (1), `--precision f32,bf16` (both), `--no-peer`, `--no-timestamps` (text tokens
+//! `--beam N` (1), `--precision f32,bf16` (both), `--padding full,primed` (full: the
+//! reference's 30 s windows; primed: `PaddingEncoding::Primed`), `--language CODE` (en), `--no-peer`, `--no-timestamps` (text tokens
 //! only, the parity tests' mode: long audio then advances by whole 30 s windows and loses
 //! words, in both engines), and clip paths (default: the English test clips). Timestamps are on
 //! by default, as in the app. f32 reproduces the reference's tokens; bf16 is the fast CPU option.
@@ -18,7 +19,9 @@ use std::time::{Duration, Instant};
 use whisper_dictation::audio::wav::read_wav_16k;
 use whisper_dictation::paths;
 use whisper_dictation::wer::wer_percent;
-use whisper_dictation::whisper::{Engine, LoadOptions, TranscribeParams, Transcript};
+use whisper_dictation::whisper::{
+    Engine, LoadOptions, PaddingEncoding, TranscribeParams, Transcript,
+};
 
 struct Options {
     model: String,
@@ -26,6 +29,8 @@ struct Options {
     repeat: usize,
     beam: usize,
     precisions: Vec<String>,
+    paddings: Vec<PaddingEncoding>,
+    language: String,
     peer: bool,
     timestamps: bool,
     clips: Vec<PathBuf>,
@@ -39,6 +44,8 @@ fn parse_args() -> Options {
         repeat: 5,
         beam: 1,
         precisions: vec!["f32".to_string(), "bf16".to_string()],
+        paddings: vec![PaddingEncoding::Full],
+        language: "en".to_string(),
         peer: true,
         timestamps: true,
         clips: Vec::new(),
@@ -60,6 +67,8 @@ fn parse_args() -> Options {
                     .map(str::to_string)
                     .collect()
             }
+            "--padding" => o.paddings = value("--padding").split(',').map(padding_of).collect(),
+            "--language" => o.language = value("--language"),
             "--no-peer" => o.peer = false,
             "--no-timestamps" => o.timestamps = false,
             "--bench" => {} // added by `cargo bench`
@@ -120,7 +129,12 @@ fn run_peer(o: &Options, model_dir: &Path) -> Option<Vec<PeerResult>> {
     let output = Command::new(python)
         .arg(root.join("scripts/fw-bench.py"))
         .args(["--model".as_ref(), model_dir.as_os_str()])
-        .args(["--threads", &o.threads.to_string(), "--language", "en"])
+        .args([
+            "--threads",
+            &o.threads.to_string(),
+            "--language",
+            &o.language,
+        ])
         .args([
             "--beam",
             &o.beam.to_string(),
@@ -158,6 +172,14 @@ fn run_peer(o: &Options, model_dir: &Path) -> Option<Vec<PeerResult>> {
     (results.len() == o.clips.len()).then_some(results)
 }
 
+fn padding_of(name: &str) -> PaddingEncoding {
+    match name {
+        "full" => PaddingEncoding::Full,
+        "primed" => PaddingEncoding::Primed,
+        other => panic!("unknown padding {other} (full or primed)"),
+    }
+}
+
 fn kind_of(precision: &str) -> tch::Kind {
     match precision {
         "f32" => tch::Kind::Float,
@@ -173,7 +195,7 @@ fn main() {
     tch::set_num_threads(o.threads as i32);
     let model_dir = paths::resolve_model(&o.model).expect("model (run scripts/setup.sh)");
     let params = TranscribeParams {
-        language: Some("en".to_string()),
+        language: Some(o.language.clone()),
         temperatures: vec![0.0],
         beam_size: (o.beam > 1).then_some(o.beam),
         without_timestamps: !o.timestamps,
@@ -195,22 +217,28 @@ fn main() {
         resident_mb("VmRSS")
     );
     for precision in &o.precisions {
-        let load = LoadOptions {
-            kind: kind_of(precision),
-            ..LoadOptions::default()
-        };
-        let started = Instant::now();
-        let engine = Engine::load(&model_dir, &load).expect("model loads");
-        report(
-            &o,
-            precision,
-            &engine,
-            started,
-            &params,
-            &clips,
-            &texts,
-            peer.as_deref(),
-        );
+        for &padding in &o.paddings {
+            let load = LoadOptions {
+                kind: kind_of(precision),
+                ..LoadOptions::default()
+            };
+            let started = Instant::now();
+            let engine = Engine::load(&model_dir, &load).expect("model loads");
+            let params = TranscribeParams {
+                padding,
+                ..params.clone()
+            };
+            report(
+                &o,
+                precision,
+                &engine,
+                started,
+                &params,
+                &clips,
+                &texts,
+                peer.as_deref(),
+            );
+        }
     }
 }
 
@@ -265,9 +293,10 @@ fn report(
     engine.transcribe(&clips[0].1, params).expect("warm-up");
     let ready = load_started.elapsed();
     println!(
-        "\nours at {precision} | model {} | {} threads | greedy={} | timestamps={} | repeat {} | \
+        "\nours at {precision} | padding {:?} | model {} | {} threads | greedy={} | timestamps={} | repeat {} | \
          load {:.3} s, \
          load + first transcription {:.3} s | resident {:.0} MB",
+        params.padding,
         engine.dir().display(),
         o.threads,
         o.beam <= 1,

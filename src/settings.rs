@@ -51,6 +51,10 @@ pub struct Settings {
     pub prompt: String,
     /// How many recordings are kept on disk for "Retry last recording".
     pub keep_recordings: usize,
+    /// How dictations of up to 30 s are encoded: `fast` (only the audio's part of Whisper's
+    /// 30 s window is computed, ~4x less encoder work on a CPU, the same words on almost all
+    /// audio) or `exact` (the whole window, as OpenAI's reference does).
+    pub encoder: String,
 }
 
 impl Default for Settings {
@@ -72,6 +76,7 @@ impl Default for Settings {
             keep_microphone_open: true,
             prompt: String::new(),
             keep_recordings: 10,
+            encoder: "fast".to_string(),
         }
     }
 }

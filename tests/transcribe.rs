@@ -622,3 +622,118 @@ fn a_transcription_asked_to_stop_stops_between_encoder_blocks() {
     assert!(observer.abandoned.is_empty());
     assert_eq!(observer.ended, vec![Phase::Encode, Phase::Decode]);
 }
+
+fn base_in_the_apps_cpu_layout() -> whisper_dictation::whisper::Engine {
+    use whisper_dictation::whisper::{Engine, LoadOptions};
+    Engine::load(
+        &common::model_dir("base"),
+        &LoadOptions {
+            kind: tch::Kind::BFloat16,
+            ..LoadOptions::default()
+        },
+    )
+    .expect("base loads in bf16")
+}
+
+/// The app's fast encoding of short audio (`PaddingEncoding::Primed`) against whole windows,
+/// in the app's CPU layout: the English clips' words are the same, and audio longer than a
+/// window is encoded in full, so its words are the same too. The Polish clip sits on a decision
+/// boundary that every change of rounding moves ("o dziesiątej" / "o 10", "rądem" / "rąbem",
+/// both wrong for "zarządem"): at most one error more than whole windows make.
+#[test]
+fn primed_encoding_gives_the_whole_windows_words() {
+    use whisper_dictation::wer::{normalised_words, word_errors};
+    use whisper_dictation::whisper::PaddingEncoding;
+    let engine = base_in_the_apps_cpu_layout();
+    let both = |name: &str, language: &str| {
+        let audio = clip(name);
+        let full = TranscribeParams {
+            language: Some(language.into()),
+            temperatures: vec![0.0],
+            ..TranscribeParams::default()
+        };
+        let primed = TranscribeParams {
+            padding: PaddingEncoding::Primed,
+            ..full.clone()
+        };
+        let whole = engine.transcribe(&audio, &full).expect("full windows");
+        let fast = engine.transcribe(&audio, &primed).expect("primed");
+        (whole.text, fast.text)
+    };
+    for name in [
+        "en_kal.wav",
+        "en_slt.wav",
+        "en_awb.wav",
+        "en_rms.wav",
+        "en_fest_slt_hts.wav",
+        "en_espeak.wav",
+        "en_noisy_pink10db.wav",
+        "en_long_50s.wav",
+    ] {
+        let (whole, fast) = both(name, "en");
+        assert_eq!(
+            normalised_words(&fast),
+            normalised_words(&whole),
+            "{name}: primed {fast:?} vs full {whole:?}"
+        );
+    }
+    let (whole, fast) = both("pl_espeak.wav", "pl");
+    let spoken = normalised_words(POLISH_SENTENCE);
+    let (whole_errors, fast_errors) = (
+        word_errors(&spoken, &normalised_words(&whole)),
+        word_errors(&spoken, &normalised_words(&fast)),
+    );
+    assert!(
+        fast_errors <= whole_errors + 1,
+        "Polish: primed {fast:?} ({fast_errors} errors) vs full {whole:?} ({whole_errors} errors)"
+    );
+}
+
+/// What `Whisper::encode_audio_while` computes: before priming, the whole window (the same
+/// numbers); after it, a whole window's shape whose audio positions stay close to the full
+/// window's, and it still stops when asked.
+#[test]
+fn fast_encoding_computes_the_audio_and_takes_the_padding_from_the_primer() {
+    use whisper_dictation::whisper::mel::{log_mel_spectrogram, N_FRAMES};
+    use whisper_dictation::whisper::model::ModelError;
+    use whisper_dictation::whisper::{primer, Engine, LoadOptions};
+    let _no_grad = tch::no_grad_guard();
+    let engine = Engine::load(&common::model_dir("tiny.en"), &LoadOptions::default())
+        .expect("tiny.en loads");
+    let model = engine.model();
+    let mel = log_mel_spectrogram(&clip("en_kal.wav"), model.dims().n_mels);
+    let window = mel.window(0, mel.n_frames);
+    let input = tch::Tensor::from_slice(&window).view([1, mel.n_mels as i64, N_FRAMES as i64]);
+    let full = model.encode(&input).expect("encodes");
+
+    assert!(!model.is_primed());
+    let unprimed = model
+        .encode_audio_while(&input, mel.n_frames, &mut || true)
+        .expect("encodes");
+    assert!(unprimed.equal(&full), "unprimed: the whole window");
+
+    primer::prime(model).expect("primes");
+    assert!(model.is_primed());
+    let fast = model
+        .encode_audio_while(&input, mel.n_frames, &mut || true)
+        .expect("encodes");
+    assert_eq!(fast.size(), full.size());
+    let audio_positions = (mel.n_frames / 2) as i64;
+    let similarity = tch::Tensor::cosine_similarity(
+        &fast.narrow(1, 0, audio_positions),
+        &full.narrow(1, 0, audio_positions),
+        -1,
+        1e-8,
+    );
+    let (lowest, mean) = (
+        similarity.min().double_value(&[]),
+        similarity.mean(tch::Kind::Float).double_value(&[]),
+    );
+    eprintln!(
+        "audio positions' cosine similarity to the full window: mean {mean:.4}, lowest {lowest:.4}"
+    );
+    assert!(mean > 0.98 && lowest > 0.9, "mean {mean}, lowest {lowest}");
+
+    let stopped = model.encode_audio_while(&input, mel.n_frames, &mut || false);
+    assert!(matches!(stopped, Err(ModelError::Stopped)));
+}

@@ -24,7 +24,7 @@ use crate::recordings::RecordingStore;
 use crate::settings::Settings;
 use crate::transcriber::Transcriber;
 use crate::transcriber::TranscriberError;
-use crate::whisper::{TranscribeError, TranscribeParams};
+use crate::whisper::{primer, PaddingEncoding, TranscribeError, TranscribeParams};
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::Receiver;
@@ -213,7 +213,7 @@ impl WorkerThread {
                 crate::platform::release_freed_memory();
                 emit_notices(&self.emit, &mut transcriber);
                 let device = transcriber.device();
-                self.transcriber = Some(transcriber);
+                let transcriber = self.transcriber.insert(transcriber);
                 self.load_error = None;
                 (self.emit)(WorkerEvent::Ready {
                     model: request.name,
@@ -222,6 +222,9 @@ impl WorkerThread {
                     load,
                     warm_up,
                 });
+                if padding_from(&request.settings.encoder) == PaddingEncoding::Primed {
+                    prime(transcriber);
+                }
             }
             Err(message) => {
                 self.load_error = Some(message.clone());
@@ -512,19 +515,44 @@ fn warm_up(transcriber: &mut Transcriber) {
     }
 }
 
+/// Primes the model for [`PaddingEncoding::Primed`] right after "ready": one full encoder pass
+/// (~0.4 s for `base` on a 2-core CPU), which a dictation started meanwhile waits for (it is
+/// still being spoken); otherwise the first dictation would pay for it.
+fn prime(transcriber: &Transcriber) {
+    let _no_grad = tch::no_grad_guard();
+    let started = Instant::now();
+    match primer::prime(transcriber.engine().model()) {
+        Ok(()) => tracing::info!(
+            ms = started.elapsed().as_millis() as u64,
+            "encoder padding primed"
+        ),
+        Err(e) => tracing::warn!("encoding full windows until a dictation primes the model: {e}"),
+    }
+}
+
 /// The CPU warm-up's first decoder call: start of transcript, language, task, no timestamps.
 const WARM_UP_PROMPT: usize = 4;
 /// Single-token steps after it.
 const WARM_UP_STEPS: usize = 3;
 
-/// The transcription parameters from the settings' language and prompt.
+/// The transcription parameters from the settings' language, prompt and encoder.
 pub fn params_from(settings: &Settings) -> TranscribeParams {
     let (language, detect_among) = parse_language(&settings.language);
     TranscribeParams {
         language,
         detect_among,
         initial_prompt: Settings::non_empty(&settings.prompt).map(str::to_string),
+        padding: padding_from(&settings.encoder),
         ..TranscribeParams::default()
+    }
+}
+
+/// `exact` → whole windows; anything else (`fast`, the default) → [`PaddingEncoding::Primed`].
+pub fn padding_from(encoder: &str) -> PaddingEncoding {
+    if encoder.trim().eq_ignore_ascii_case("exact") {
+        PaddingEncoding::Full
+    } else {
+        PaddingEncoding::Primed
     }
 }
 

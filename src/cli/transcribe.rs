@@ -12,7 +12,7 @@ use whisper_dictation::device::tuning::default_beam_size;
 use whisper_dictation::paths;
 use whisper_dictation::transcriber::Transcriber;
 use whisper_dictation::whisper::tokenizer::lookup_language;
-use whisper_dictation::whisper::{Segment, Task, TranscribeParams, Transcript};
+use whisper_dictation::whisper::{PaddingEncoding, Segment, Task, TranscribeParams, Transcript};
 
 #[derive(Debug, Args)]
 pub struct TranscribeArgs {
@@ -46,11 +46,21 @@ pub struct TranscribeArgs {
     /// tokens per second of audio, fallback attempts time-limited (OpenAI's rules otherwise).
     #[arg(long)]
     as_app: bool,
+    /// How audio of up to 30 s is encoded: exact (Whisper's whole 30 s window, the reference)
+    /// or fast (only the audio's part; the app's default). Default: exact, fast with --as-app.
+    #[arg(long, value_enum)]
+    encoder: Option<EncoderArg>,
     #[command(flatten)]
     device: DeviceArgs,
     /// Print one JSON object per file.
     #[arg(long)]
     json: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum EncoderArg {
+    Exact,
+    Fast,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -153,6 +163,10 @@ fn params_from(args: &TranscribeArgs) -> TranscribeParams {
         beam_size: args.beam.filter(|&b| b > 1),
         initial_prompt: args.prompt.clone(),
         without_timestamps: args.no_timestamps,
+        padding: match (args.encoder, args.as_app) {
+            (Some(EncoderArg::Fast), _) | (None, true) => PaddingEncoding::Primed,
+            (Some(EncoderArg::Exact), _) | (None, false) => PaddingEncoding::Full,
+        },
         ..TranscribeParams::default()
     };
     if args.no_fallback {

@@ -11,6 +11,7 @@ pub mod loader;
 pub mod mel;
 pub mod model;
 pub mod params;
+pub mod primer;
 pub mod quant;
 pub mod rules;
 pub mod search;
@@ -21,7 +22,7 @@ pub mod weights;
 pub use engine::{Engine, EngineError};
 pub use loader::{Layout, LoadError, LoadOptions};
 pub use model::CacheLayout;
-pub use params::{FallbackChoice, SuppressTokens, Task, TranscribeParams};
+pub use params::{FallbackChoice, PaddingEncoding, SuppressTokens, Task, TranscribeParams};
 pub use transcribe::{
     NoObserver, Phase, PhaseObserver, Segment, Timings, TranscribeError, Transcript,
 };

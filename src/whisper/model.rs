@@ -35,6 +35,9 @@ pub enum ModelError {
     },
     #[error("{requested} text positions requested, the model has {n_text_ctx}")]
     TextContextExceeded { requested: usize, n_text_ctx: usize },
+    /// The caller's `keep_going` said stop between two encoder blocks.
+    #[error("the encoder was asked to stop")]
+    Stopped,
 }
 
 type Result<T> = std::result::Result<T, ModelError>;
@@ -95,6 +98,51 @@ pub struct Whisper {
     kind: Kind,
     /// The decoder steps' activation kind: `kind`, or float32 in the CPU's bf16 layout.
     decoder_kind: Kind,
+    /// The padding's states for [`Whisper::encode_audio_while`], once primed.
+    primed: std::cell::OnceCell<PrimedPadding>,
+}
+
+/// Audio positions computed after the audio's own by [`Whisper::encode_audio_while`] (1 s):
+/// the convolutions there still see the audio's last frames, and the first positions of the
+/// padding are the ones whose states depend most on what came before.
+const PADDING_MARGIN_POSITIONS: i64 = 50;
+
+/// The encoder's states in a window holding the primer's speech and then padding, for
+/// [`Whisper::encode_audio_while`].
+struct PrimedPadding {
+    /// Per block: the keys and values `[1, heads, ctx, head_dim]` of every position.
+    keys: Vec<(Tensor, Tensor)>,
+    /// The encoder's output `[1, ctx, d]`.
+    output: Tensor,
+    /// Positions the primer's speech covers: those are always computed, so that every
+    /// position taken from here is padding in the primer's window too.
+    floor: i64,
+}
+
+impl PrimedPadding {
+    /// Positions computed for audio of `audio_frames` mel frames: the audio's, at least the
+    /// primer's, and the margin.
+    fn positions_for(&self, audio_frames: usize) -> i64 {
+        (audio_frames.div_ceil(2) as i64).max(self.floor) + PADDING_MARGIN_POSITIONS
+    }
+
+    /// Block `block`'s keys and values of the positions from `from` on.
+    fn keys_after(&self, block: usize, from: i64) -> Result<(Tensor, Tensor)> {
+        let (k, v) = &self.keys[block];
+        let rest = k.size()[2] - from;
+        Ok((
+            k.f_narrow(2, from, rest).stage("encoder padding")?,
+            v.f_narrow(2, from, rest).stage("encoder padding")?,
+        ))
+    }
+}
+
+impl std::fmt::Debug for PrimedPadding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PrimedPadding")
+            .field("floor", &self.floor)
+            .finish_non_exhaustive()
+    }
 }
 
 /// One audio window's cross-attention keys and values, `[1, heads, ctx, head_dim]` per decoder
@@ -168,6 +216,7 @@ impl Whisper {
             device,
             kind,
             decoder_kind,
+            primed: std::cell::OnceCell::new(),
         })
     }
 
@@ -197,16 +246,83 @@ impl Whisper {
     /// frames encode a shorter context with the leading positional embeddings.
     pub fn encode(&self, mel: &Tensor) -> Result<Tensor> {
         self.encode_while(mel, &mut || true)
-            .map(|features| features.expect("never asked to stop"))
     }
 
-    /// [`Self::encode`], asking `keep_going` before each block: `None` when it said stop (the
-    /// rest of the encoder is skipped; a block of `base` is ~60 ms on a 2-core CPU).
+    /// [`Self::encode`], asking `keep_going` before each block: [`ModelError::Stopped`] when it
+    /// said stop (the rest of the encoder is skipped; a block of `base` is ~60 ms on a 2-core
+    /// CPU).
     pub fn encode_while(
         &self,
         mel: &Tensor,
         keep_going: &mut dyn FnMut() -> bool,
-    ) -> Result<Option<Tensor>> {
+    ) -> Result<Tensor> {
+        self.check_mel(mel)?;
+        let x = self.run_encoder(mel, None, keep_going, None)?;
+        layer_norm(&x, &self.weights.encoder.ln_post, "encoder ln_post")
+    }
+
+    /// The features of a full window (`mel`: `[1, n_mels, 3000]`) whose audio is its first
+    /// `audio_frames` frames, the rest being padding (0.0 in every bin), computing only the
+    /// audio's positions and a margin after them: the other positions take the states they
+    /// have after the primer's speech ([`Self::prime_padding`]). The computed positions
+    /// attend to all 1500 as in [`Self::encode`]; what differs is only what the padding took
+    /// from this audio rather than the primer's. A 4.5 s utterance costs about a quarter of a
+    /// full window. Without a primer, or when the audio fills the window, this is
+    /// [`Self::encode_while`].
+    pub fn encode_audio_while(
+        &self,
+        mel: &Tensor,
+        audio_frames: usize,
+        keep_going: &mut dyn FnMut() -> bool,
+    ) -> Result<Tensor> {
+        self.check_mel(mel)?;
+        let ctx = self.weights.dims.n_audio_ctx as i64;
+        let Some(primed) = self.primed.get() else {
+            return self.encode_while(mel, keep_going);
+        };
+        let positions = primed.positions_for(audio_frames).min(ctx);
+        if mel.size()[0] != 1 || mel.size()[2] != 2 * ctx || positions >= ctx {
+            return self.encode_while(mel, keep_going);
+        }
+        let audio = mel.f_narrow(2, 0, 2 * positions).stage("encoder audio")?;
+        let x = self.run_encoder(&audio, Some(primed), keep_going, None)?;
+        let x = layer_norm(&x, &self.weights.encoder.ln_post, "encoder ln_post")?;
+        let padding = primed
+            .output
+            .f_narrow(1, positions, ctx - positions)
+            .stage("encoder padding")?;
+        Tensor::f_cat(&[x, padding], 1).stage("encoder padding")
+    }
+
+    /// Computes the padding's states for [`Self::encode_audio_while`] (once; later calls do
+    /// nothing): one full encoder pass over a window holding the primer's `primer_frames`
+    /// frames of speech (`mel`: `[1, n_mels, 3000]`, padding after them). Speech, because
+    /// the padding's states carry what it heard: after silence they differ enough from those
+    /// after real speech to change words (measured in BENCHMARKS.md).
+    pub fn prime_padding(&self, mel: &Tensor, primer_frames: usize) -> Result<()> {
+        if self.primed.get().is_some() {
+            return Ok(());
+        }
+        self.check_mel(mel)?;
+        let mut keys = Vec::with_capacity(self.weights.encoder.blocks.len());
+        let x = self.run_encoder(mel, None, &mut || true, Some(&mut keys))?;
+        let output = layer_norm(&x, &self.weights.encoder.ln_post, "encoder ln_post")?;
+        let primed = PrimedPadding {
+            keys,
+            output,
+            floor: primer_frames.div_ceil(2) as i64,
+        };
+        // Set only here, and checked above on the same thread (`Whisper` is not `Sync`).
+        let _ = self.primed.set(primed);
+        Ok(())
+    }
+
+    /// Whether [`Self::prime_padding`] has run.
+    pub fn is_primed(&self) -> bool {
+        self.primed.get().is_some()
+    }
+
+    fn check_mel(&self, mel: &Tensor) -> Result<()> {
         let dims = &self.weights.dims;
         let size = mel.size();
         let max_frames = 2 * dims.n_audio_ctx;
@@ -215,13 +331,28 @@ impl Whisper {
             && size[2] > 0
             && size[2] % 2 == 0
             && size[2] as usize <= max_frames;
-        if !shape_ok {
-            return Err(ModelError::MelShape {
+        if shape_ok {
+            Ok(())
+        } else {
+            Err(ModelError::MelShape {
                 actual: size,
                 n_mels: dims.n_mels,
                 max_frames,
-            });
+            })
         }
+    }
+
+    /// The encoder up to its last block (before `ln_post`). With `padding`, `mel`'s positions
+    /// also attend to the primed padding's keys/values of the positions after them; with
+    /// `record`, each block's keys/values are pushed there.
+    fn run_encoder(
+        &self,
+        mel: &Tensor,
+        padding: Option<&PrimedPadding>,
+        keep_going: &mut dyn FnMut() -> bool,
+        mut record: Option<&mut Vec<(Tensor, Tensor)>>,
+    ) -> Result<Tensor> {
+        let dims = &self.weights.dims;
         let enc = &self.weights.encoder;
         let x = mel
             .f_to_device(self.device)
@@ -240,13 +371,22 @@ impl Whisper {
             .f_narrow(0, 0, n_ctx)
             .stage("encoder positions")?;
         let mut x = x.f_add(&pos).stage("encoder positions")?;
-        for block in &enc.blocks {
+        for (i, block) in enc.blocks.iter().enumerate() {
             if !keep_going() {
-                return Ok(None);
+                return Err(ModelError::Stopped);
             }
-            x = encoder_block(self.gemm, &x, block, dims.n_audio_head)?;
+            let after = match padding {
+                Some(primed) => Some(primed.keys_after(i, n_ctx)?),
+                None => None,
+            };
+            let (next, k, v) =
+                encoder_block(self.gemm, &x, block, dims.n_audio_head, after.as_ref())?;
+            if let Some(record) = record.as_deref_mut() {
+                record.push((k, v));
+            }
+            x = next;
         }
-        layer_norm(&x, &enc.ln_post, "encoder ln_post").map(Some)
+        Ok(x)
     }
 
     /// Runs each kind of kernel a transcription uses once, cheaply, so that the first real one
@@ -262,10 +402,14 @@ impl Whisper {
         )
         .stage("warm-up input")?;
         let mut blocks = 0;
-        self.encode_while(&mel, &mut || {
+        let first_block_only = self.encode_while(&mel, &mut || {
             blocks += 1;
             blocks <= 1
-        })?;
+        });
+        match first_block_only {
+            Ok(_) | Err(ModelError::Stopped) => {}
+            Err(e) => return Err(e),
+        }
         let features = Tensor::f_zeros(
             [1, dims.n_audio_ctx as i64, dims.n_audio_state as i64],
             (self.kind, self.device),
@@ -562,13 +706,28 @@ fn mlp(gemm: Gemm, x: &Tensor, mlp: &Mlp) -> Result<Tensor> {
     x.f_add(&h).stage("mlp residual")
 }
 
-fn encoder_block(gemm: Gemm, x: &Tensor, block: &EncoderBlock, heads: usize) -> Result<Tensor> {
+/// One encoder block over `x`; its queries also attend to `after`'s keys/values (of the
+/// positions after `x`'s). Returns the block's output and `x`'s keys and values.
+fn encoder_block(
+    gemm: Gemm,
+    x: &Tensor,
+    block: &EncoderBlock,
+    heads: usize,
+    after: Option<&(Tensor, Tensor)>,
+) -> Result<(Tensor, Tensor, Tensor)> {
     let h = layer_norm(x, &block.attn.ln, "encoder attn ln")?;
     let [q, k, v] = qkv_heads(gemm, &h, &block.attn, heads)?;
-    let a = merge_heads(&attention(&q, &k, &v, false)?)?;
-    let a = linear(gemm, &a, &block.attn.out, "encoder attn out")?;
+    let a = match after {
+        Some((more_k, more_v)) => {
+            let all_k = Tensor::f_cat(&[&k, more_k], 2).stage("encoder padding")?;
+            let all_v = Tensor::f_cat(&[&v, more_v], 2).stage("encoder padding")?;
+            attention(&q, &all_k, &all_v, false)?
+        }
+        None => attention(&q, &k, &v, false)?,
+    };
+    let a = linear(gemm, &merge_heads(&a)?, &block.attn.out, "encoder attn out")?;
     let x = x.f_add(&a).stage("encoder attn residual")?;
-    mlp(gemm, &x, &block.mlp)
+    Ok((mlp(gemm, &x, &block.mlp)?, k, v))
 }
 
 fn decoder_block(

@@ -86,6 +86,8 @@ pub struct TranscribeParams {
     /// No hotter attempt starts once the transcription has run this long; the window keeps
     /// what it has (by `fallback_choice`). `None` = no limit (OpenAI).
     pub fallback_time_budget: Option<std::time::Duration>,
+    /// How a window holding less than 30 s of audio is encoded.
+    pub padding: PaddingEncoding,
 }
 
 impl TranscribeParams {
@@ -114,6 +116,22 @@ pub fn dictation_fallback_budget(audio_seconds: f32) -> std::time::Duration {
 /// Tokens every window may use on top of its per-second budget (the task and timestamp
 /// tokens of a short utterance).
 pub const TOKEN_BUDGET_MARGIN: usize = 12;
+
+/// How the encoder treats the padding of a window that holds less than 30 s of audio (Whisper
+/// always sees 30 s windows; short audio is padded with silence).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PaddingEncoding {
+    /// Encoded with the audio, as the reference does: every window costs a full 30 s pass.
+    #[default]
+    Full,
+    /// When the whole audio fits in one window: only the audio and a margin after it are
+    /// encoded, and the padding takes the states it has after a built-in speech primer
+    /// ([`crate::whisper::model::Whisper::encode_audio_while`]). A 4.5 s utterance's encoder
+    /// costs about a quarter of a full window's; the words are the same on most audio, but
+    /// not all (a borderline word can flip). Longer audio is encoded in full.
+    Primed,
+}
 
 /// The attempt kept when all temperatures fail the compression or log-probability thresholds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -158,6 +176,7 @@ impl Default for TranscribeParams {
             fallback_choice: FallbackChoice::Hottest,
             max_tokens_per_second: None,
             fallback_time_budget: None,
+            padding: PaddingEncoding::Full,
         }
     }
 }

@@ -7,7 +7,10 @@ use super::decode::{decode_window, detect_language, WindowOptions, WindowResult}
 use super::loader::GenerationConfig;
 use super::mel::{log_mel_spectrogram, LogMel, HOP_LENGTH, N_FRAMES, SAMPLE_RATE};
 use super::model::{AudioKeys, ModelError, Whisper};
-use super::params::{FallbackChoice, SuppressTokens, Task, TranscribeParams, TOKEN_BUDGET_MARGIN};
+use super::params::{
+    FallbackChoice, PaddingEncoding, SuppressTokens, Task, TranscribeParams, TOKEN_BUDGET_MARGIN,
+};
+use super::primer::{self, PrimeError};
 use super::rules::TIME_PRECISION;
 use super::tokenizer::{self, Tokenizer};
 use serde::Serialize;
@@ -175,7 +178,7 @@ pub fn transcribe(
     timings.mel = started.elapsed();
 
     let content_frames = mel.n_frames;
-    let first_window = encode_window(model, &mel, 0, content_frames, &mut timings, observer)?;
+    let first_window = encode_window(model, &mel, 0, params.padding, &mut timings, observer)?;
     // The first window's keys/values when language detection computed them: decoding reuses them.
     let mut first_keys: Option<AudioKeys> = None;
     let (language, language_probability) = match plan {
@@ -226,7 +229,7 @@ pub fn transcribe(
         let segment_size = N_FRAMES.min(content_frames - seek);
         let features = match (seek, cached_first.take()) {
             (0, Some(f)) => f,
-            _ => encode_window(model, &mel, seek, content_frames, &mut timings, observer)?
+            _ => encode_window(model, &mel, seek, params.padding, &mut timings, observer)?
                 .expect("a window inside the content exists"),
         };
         let mut opts = base.clone();
@@ -307,14 +310,17 @@ pub fn transcribe(
 }
 
 /// Encodes the window starting at mel frame `seek` (zero-padded to 30 s); `None` past the end.
+/// With [`PaddingEncoding::Primed`] and audio that fits in one window, only the audio's part of
+/// the window is computed (the model is primed first if it is not yet).
 fn encode_window(
     model: &Whisper,
     mel: &LogMel,
     seek: usize,
-    content_frames: usize,
+    padding: PaddingEncoding,
     timings: &mut Timings,
     observer: &mut dyn PhaseObserver,
 ) -> Result<Option<Tensor>, TranscribeError> {
+    let content_frames = mel.n_frames;
     if seek >= content_frames && seek > 0 {
         return Ok(None);
     }
@@ -331,15 +337,30 @@ fn encode_window(
             phase: Phase::Encode,
             message,
         })?;
-    let features = model
-        .encode_while(&input, &mut || observer.keep_going())
-        .map_err(|source| TranscribeError::Model {
+    let primed = padding == PaddingEncoding::Primed
+        && content_frames <= N_FRAMES
+        && primed_or_warn(model).map_err(|source| TranscribeError::Model {
             phase: Phase::Encode,
             source,
         })?;
-    let Some(features) = features else {
-        observer.abandoned(Phase::Encode);
-        return Err(TranscribeError::Stopped);
+    let mut keep_going = || observer.keep_going();
+    let encoded = if primed {
+        model.encode_audio_while(&input, segment_size, &mut keep_going)
+    } else {
+        model.encode_while(&input, &mut keep_going)
+    };
+    let features = match encoded {
+        Ok(features) => features,
+        Err(ModelError::Stopped) => {
+            observer.abandoned(Phase::Encode);
+            return Err(TranscribeError::Stopped);
+        }
+        Err(source) => {
+            return Err(TranscribeError::Model {
+                phase: Phase::Encode,
+                source,
+            })
+        }
     };
     observer.end(Phase::Encode);
     // GPU kernels run asynchronously: wait for them, or the time measures only the launch.
@@ -348,6 +369,19 @@ fn encode_window(
     }
     timings.encode += started.elapsed();
     Ok(Some(features))
+}
+
+/// Primes the model for [`PaddingEncoding::Primed`]: `Ok(false)` (full windows, with a
+/// warning) if the built-in primer cannot be read, an error if the device failed.
+fn primed_or_warn(model: &Whisper) -> Result<bool, ModelError> {
+    match primer::prime(model) {
+        Ok(()) => Ok(true),
+        Err(PrimeError::Model(e)) => Err(e),
+        Err(PrimeError::Audio(e)) => {
+            tracing::warn!("encoding full windows: {e}");
+            Ok(false)
+        }
+    }
 }
 
 /// How the language will be chosen, validated before any audio is processed.
