@@ -710,15 +710,29 @@ fn fast_encoding_computes_the_audio_and_takes_the_padding_from_the_primer() {
     let unprimed = model
         .encode_audio_while(&input, mel.n_frames, &mut || true)
         .expect("encodes");
-    assert!(unprimed.equal(&full), "unprimed: the whole window");
+    assert!(unprimed.states().equal(&full), "unprimed: the whole window");
+    assert_eq!(unprimed.primed_from(), None);
 
     primer::prime(model).expect("primes");
     assert!(model.is_primed());
     let fast = model
         .encode_audio_while(&input, mel.n_frames, &mut || true)
         .expect("encodes");
+    let primed_from = fast.primed_from().expect("the padding is the primer's");
+    // The audio's positions, at least the primer's, and 1 s after them (2 mel frames per
+    // position, 160 samples per frame).
+    let primer_positions = (primer::primer_samples().unwrap().len() / 160).div_ceil(2) as i64;
+    let audio_positions = mel.n_frames.div_ceil(2) as i64;
+    assert_eq!(primed_from, audio_positions.max(primer_positions) + 50);
+    // The cross-attention keys of the primed features are those of their whole product.
+    let keys_of = model.audio_keys_of(&fast).expect("keys");
+    let keys = model.audio_keys(fast.states()).expect("keys");
+    for ((k_of, v_of), (k, v)) in keys_of.layers().iter().zip(keys.layers()) {
+        let apart = |a: &tch::Tensor, b: &tch::Tensor| (a - b).abs().max().double_value(&[]);
+        assert!(apart(k_of, k) < 1e-3 && apart(v_of, v) < 1e-3);
+    }
+    let fast = fast.states();
     assert_eq!(fast.size(), full.size());
-    let audio_positions = (mel.n_frames / 2) as i64;
     let similarity = tch::Tensor::cosine_similarity(
         &fast.narrow(1, 0, audio_positions),
         &full.narrow(1, 0, audio_positions),

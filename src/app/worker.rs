@@ -619,4 +619,20 @@ mod tests {
         assert_eq!(params.detect_among, vec!["pl", "en"]);
         assert_eq!(params.language, None);
     }
+
+    #[test]
+    fn the_encoder_setting_chooses_fast_unless_exact() {
+        assert_eq!(
+            params_from(&Settings::default()).padding,
+            PaddingEncoding::Primed
+        );
+        let exact = Settings {
+            encoder: " Exact ".into(),
+            ..Settings::default()
+        };
+        assert_eq!(params_from(&exact).padding, PaddingEncoding::Full);
+        assert_eq!(padding_from("fast"), PaddingEncoding::Primed);
+        // A value the app does not know keeps the default.
+        assert_eq!(padding_from("turbo"), PaddingEncoding::Primed);
+    }
 }

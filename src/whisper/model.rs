@@ -114,6 +114,9 @@ struct PrimedPadding {
     keys: Vec<(Tensor, Tensor)>,
     /// The encoder's output `[1, ctx, d]`.
     output: Tensor,
+    /// Per decoder block: the cross-attention key/value product of `output` `[1, ctx, 2·d]`
+    /// (see [`Whisper::audio_keys_of`]).
+    cross_kv: Vec<Tensor>,
     /// Positions the primer's speech covers: those are always computed, so that every
     /// position taken from here is padding in the primer's window too.
     floor: i64,
@@ -145,10 +148,43 @@ impl std::fmt::Debug for PrimedPadding {
     }
 }
 
+/// An audio window's encoder output `[1, ctx, d]`, and the position from which it is the primed
+/// padding's (see [`Whisper::encode_audio_while`]).
+pub struct AudioFeatures {
+    states: Tensor,
+    primed_from: Option<i64>,
+}
+
+impl AudioFeatures {
+    /// Features computed for every position.
+    pub fn whole(states: Tensor) -> Self {
+        AudioFeatures {
+            states,
+            primed_from: None,
+        }
+    }
+
+    pub fn states(&self) -> &Tensor {
+        &self.states
+    }
+
+    /// The position from which the features are the primed padding's (`None`: all computed).
+    pub fn primed_from(&self) -> Option<i64> {
+        self.primed_from
+    }
+}
+
 /// One audio window's cross-attention keys and values, `[1, heads, ctx, head_dim]` per decoder
 /// layer (see [`Whisper::audio_keys`]).
 pub struct AudioKeys {
     layers: Vec<(Tensor, Tensor)>,
+}
+
+impl AudioKeys {
+    /// Per decoder layer: the keys and values.
+    pub fn layers(&self) -> &[(Tensor, Tensor)] {
+        &self.layers
+    }
 }
 
 /// Per-call decoder state: cross-attention keys/values of the current audio window, and the
@@ -274,15 +310,18 @@ impl Whisper {
         mel: &Tensor,
         audio_frames: usize,
         keep_going: &mut dyn FnMut() -> bool,
-    ) -> Result<Tensor> {
+    ) -> Result<AudioFeatures> {
         self.check_mel(mel)?;
         let ctx = self.weights.dims.n_audio_ctx as i64;
-        let Some(primed) = self.primed.get() else {
-            return self.encode_while(mel, keep_going);
+        let whole = |keep_going: &mut dyn FnMut() -> bool| {
+            self.encode_while(mel, keep_going).map(AudioFeatures::whole)
         };
-        let positions = primed.positions_for(audio_frames).min(ctx);
+        let Some(primed) = self.primed.get() else {
+            return whole(keep_going);
+        };
+        let positions = primed.positions_for(audio_frames);
         if mel.size()[0] != 1 || mel.size()[2] != 2 * ctx || positions >= ctx {
-            return self.encode_while(mel, keep_going);
+            return whole(keep_going);
         }
         let audio = mel.f_narrow(2, 0, 2 * positions).stage("encoder audio")?;
         let x = self.run_encoder(&audio, Some(primed), keep_going, None)?;
@@ -291,7 +330,10 @@ impl Whisper {
             .output
             .f_narrow(1, positions, ctx - positions)
             .stage("encoder padding")?;
-        Tensor::f_cat(&[x, padding], 1).stage("encoder padding")
+        Ok(AudioFeatures {
+            states: Tensor::f_cat(&[x, padding], 1).stage("encoder padding")?,
+            primed_from: Some(positions),
+        })
     }
 
     /// Computes the padding's states for [`Self::encode_audio_while`] (once; later calls do
@@ -307,9 +349,17 @@ impl Whisper {
         let mut keys = Vec::with_capacity(self.weights.encoder.blocks.len());
         let x = self.run_encoder(mel, None, &mut || true, Some(&mut keys))?;
         let output = layer_norm(&x, &self.weights.encoder.ln_post, "encoder ln_post")?;
+        let cross_kv = self
+            .weights
+            .decoder
+            .blocks
+            .iter()
+            .map(|block| self.cross_kv(block, &output))
+            .collect::<Result<Vec<_>>>()?;
         let primed = PrimedPadding {
             keys,
             output,
+            cross_kv,
             floor: primer_frames.div_ceil(2) as i64,
         };
         // Set only here, and checked above on the same thread (`Whisper` is not `Sync`).
@@ -432,34 +482,72 @@ impl Whisper {
     /// window and shared by every decoding against it (language detection, the transcription,
     /// its temperature fallbacks).
     pub fn audio_keys(&self, audio_features: &Tensor) -> Result<AudioKeys> {
-        let heads = self.weights.dims.n_text_head;
-        // The key/value projection keeps the model's kind (see `Whisper`); the keys and values
-        // are in the steps' kind.
-        let audio_features = audio_features
-            .f_to_kind(self.kind)
+        let layers = self
+            .weights
+            .decoder
+            .blocks
+            .iter()
+            .map(|block| self.cross_kv(block, audio_features))
+            .map(|kv| self.split_cross_kv(kv?))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(AudioKeys { layers })
+    }
+
+    /// [`Self::audio_keys`] of [`Self::encode_audio_while`]'s features: the primed padding's
+    /// rows of each product are the primer's, computed when it was primed, so only the audio's
+    /// positions are multiplied.
+    pub fn audio_keys_of(&self, features: &AudioFeatures) -> Result<AudioKeys> {
+        let (Some(from), Some(primed)) = (features.primed_from, self.primed.get()) else {
+            return self.audio_keys(&features.states);
+        };
+        let ctx = features.states.size()[1];
+        let audio = features
+            .states
+            .f_narrow(1, 0, from)
             .stage("cross-attention kv")?;
         let layers = self
             .weights
             .decoder
             .blocks
             .iter()
-            .map(|block| {
-                let kv = linear(
-                    self.gemm,
-                    &audio_features,
-                    &block.cross_attn.kv,
-                    "cross-attention kv",
-                )?
-                .f_to_kind(self.decoder_kind)
-                .stage("cross-attention kv")?;
-                let parts = kv.f_chunk(2, -1).stage("cross-attention kv")?;
-                Ok((
-                    split_heads(&parts[0], heads)?,
-                    split_heads(&parts[1], heads)?,
-                ))
+            .zip(&primed.cross_kv)
+            .map(|(block, padding)| {
+                let padding = padding
+                    .f_narrow(1, from, ctx - from)
+                    .stage("cross-attention kv")?;
+                let kv = Tensor::f_cat(&[self.cross_kv(block, &audio)?, padding], 1)
+                    .stage("cross-attention kv")?;
+                self.split_cross_kv(kv)
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(AudioKeys { layers })
+    }
+
+    /// One decoder block's cross-attention key/value product `[b, t, 2·d]`, in the model's
+    /// kind (see `Whisper`).
+    fn cross_kv(&self, block: &DecoderBlock, audio_features: &Tensor) -> Result<Tensor> {
+        let audio_features = audio_features
+            .f_to_kind(self.kind)
+            .stage("cross-attention kv")?;
+        linear(
+            self.gemm,
+            &audio_features,
+            &block.cross_attn.kv,
+            "cross-attention kv",
+        )
+    }
+
+    /// The keys and values of a [`Self::cross_kv`] product, by head, in the steps' kind.
+    fn split_cross_kv(&self, kv: Tensor) -> Result<(Tensor, Tensor)> {
+        let heads = self.weights.dims.n_text_head;
+        let kv = kv
+            .f_to_kind(self.decoder_kind)
+            .stage("cross-attention kv")?;
+        let parts = kv.f_chunk(2, -1).stage("cross-attention kv")?;
+        Ok((
+            split_heads(&parts[0], heads)?,
+            split_heads(&parts[1], heads)?,
+        ))
     }
 
     /// Prepares decoding against `audio_features` (`[1 or batch, ctx, d]`) for `rows` parallel

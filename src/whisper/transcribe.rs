@@ -6,7 +6,7 @@
 use super::decode::{decode_window, detect_language, WindowOptions, WindowResult};
 use super::loader::GenerationConfig;
 use super::mel::{log_mel_spectrogram, LogMel, HOP_LENGTH, N_FRAMES, SAMPLE_RATE};
-use super::model::{AudioKeys, ModelError, Whisper};
+use super::model::{AudioFeatures, AudioKeys, ModelError, Whisper};
 use super::params::{
     FallbackChoice, PaddingEncoding, SuppressTokens, Task, TranscribeParams, TOKEN_BUDGET_MARGIN,
 };
@@ -188,7 +188,7 @@ pub fn transcribe(
             let detected = match &first_window {
                 Some(features) => {
                     let (detected, keys) = in_phase(observer, Phase::Decode, || {
-                        let keys = model.audio_keys(features)?;
+                        let keys = model.audio_keys_of(features)?;
                         Ok((detect_language(model, tokenizer, &keys, &allowed)?, keys))
                     })?;
                     first_keys = Some(keys);
@@ -247,7 +247,7 @@ pub fn transcribe(
         let result = in_phase(observer, Phase::Decode, || {
             let keys = match known_keys {
                 Some(keys) => keys,
-                None => model.audio_keys(&features)?,
+                None => model.audio_keys_of(&features)?,
             };
             decode_with_fallback(
                 model,
@@ -319,7 +319,7 @@ fn encode_window(
     padding: PaddingEncoding,
     timings: &mut Timings,
     observer: &mut dyn PhaseObserver,
-) -> Result<Option<Tensor>, TranscribeError> {
+) -> Result<Option<AudioFeatures>, TranscribeError> {
     let content_frames = mel.n_frames;
     if seek >= content_frames && seek > 0 {
         return Ok(None);
@@ -347,7 +347,9 @@ fn encode_window(
     let encoded = if primed {
         model.encode_audio_while(&input, segment_size, &mut keep_going)
     } else {
-        model.encode_while(&input, &mut keep_going)
+        model
+            .encode_while(&input, &mut keep_going)
+            .map(AudioFeatures::whole)
     };
     let features = match encoded {
         Ok(features) => features,
