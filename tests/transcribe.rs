@@ -751,3 +751,38 @@ fn fast_encoding_computes_the_audio_and_takes_the_padding_from_the_primer() {
     let stopped = model.encode_audio_while(&input, mel.n_frames, &mut || false);
     assert!(matches!(stopped, Err(ModelError::Stopped)));
 }
+
+/// The fast encoding keeps the defences against text on no speech: digital silence,
+/// near-silent noise and empty audio give no text, and a tenth of a second of speech at most
+/// a word or two with the app's rules. With OpenAI's rules (the hottest attempt kept) such a
+/// scrap gave invented phrases ("Subscribe to and Alain") where whole windows gave nothing:
+/// the primed padding heard speech, which lowers the no-speech probability of a window that
+/// is almost all padding. The app decodes with `for_dictation`, which keeps nothing then.
+#[test]
+fn primed_encoding_of_silence_noise_and_scraps_gives_no_text() {
+    use whisper_dictation::whisper::PaddingEncoding;
+    let primed = TranscribeParams {
+        padding: PaddingEncoding::Primed,
+        ..TranscribeParams::default()
+    };
+    let scrap: Vec<f32> = clip("en_kal.wav")
+        .into_iter()
+        .skip(SAMPLE_RATE / 2)
+        .take(SAMPLE_RATE / 10)
+        .collect();
+    for model in ["tiny.en", "base"] {
+        for (what, audio) in [
+            ("silence", vec![0.0f32; 5 * SAMPLE_RATE]),
+            ("near silence", clip("near_silent_5s.wav")),
+            ("empty", Vec::new()),
+            ("0.1 s of zeros", vec![0.0f32; SAMPLE_RATE / 10]),
+        ] {
+            let t = run(model, &audio, &primed);
+            assert_eq!(t.text.trim(), "", "{model}, {what}: {t:?}");
+            assert!(t.segments.is_empty(), "{model}, {what}: {:?}", t.segments);
+        }
+        let t = run(model, &scrap, &primed.clone().for_dictation(0.1));
+        assert!(words(&t.text).len() <= 2, "{model}, 0.1 s: {:?}", t.text);
+    }
+}
+
