@@ -51,9 +51,10 @@ pub struct Settings {
     pub prompt: String,
     /// How many recordings are kept on disk for "Retry last recording".
     pub keep_recordings: usize,
-    /// How dictations of up to 30 s are encoded: `fast` (only the audio's part of Whisper's
-    /// 30 s window is computed, ~4x less encoder work on a CPU, the same words on almost all
-    /// audio) or `exact` (the whole window, as OpenAI's reference does).
+    /// How dictations of up to 30 s are encoded on the CPU: `fast` (only the audio's part of
+    /// Whisper's 30 s window is computed, ~4x less encoder work, the same words on almost all
+    /// audio) or `exact` (the whole window, as OpenAI's reference does). GPUs always encode
+    /// whole windows.
     pub encoder: String,
 }
 

@@ -222,7 +222,8 @@ impl WorkerThread {
                     load,
                     warm_up,
                 });
-                if padding_from(&request.settings.encoder) == PaddingEncoding::Primed {
+                let padding = padding_on(device, padding_from(&request.settings.encoder));
+                if padding == PaddingEncoding::Primed {
                     prime(transcriber);
                 }
             }
@@ -349,6 +350,7 @@ impl WorkerThread {
         if params.beam_size.is_none() {
             params.beam_size = default_beam_size(transcriber.device());
         }
+        params.padding = padding_on(transcriber.device(), params.padding);
         let started = Instant::now();
         let result = transcriber.transcribe_while(samples, &params, keep_going);
         let engine = started.elapsed();
@@ -556,6 +558,16 @@ pub fn padding_from(encoder: &str) -> PaddingEncoding {
     }
 }
 
+/// The padding encoding used on `device`: the setting's on the CPU; whole windows on GPUs,
+/// where the encoder is a small part of a transcription and the priming pass would run outside
+/// the device manager's watch.
+pub fn padding_on(device: DeviceKind, wanted: PaddingEncoding) -> PaddingEncoding {
+    match device {
+        DeviceKind::Cpu => wanted,
+        _ => PaddingEncoding::Full,
+    }
+}
+
 /// `auto` → detect; `auto:pl,en` → detect among those; a code → that language. Unknown codes
 /// are dropped (detection then runs over the rest, or over all languages).
 pub fn parse_language(text: &str) -> (Option<String>, Vec<String>) {
@@ -634,5 +646,13 @@ mod tests {
         assert_eq!(padding_from("fast"), PaddingEncoding::Primed);
         // A value the app does not know keeps the default.
         assert_eq!(padding_from("turbo"), PaddingEncoding::Primed);
+        // Fast on the CPU only.
+        assert_eq!(
+            padding_on(DeviceKind::Cpu, PaddingEncoding::Primed),
+            PaddingEncoding::Primed
+        );
+        for gpu in [DeviceKind::Mps, DeviceKind::Cuda] {
+            assert_eq!(padding_on(gpu, PaddingEncoding::Primed), PaddingEncoding::Full);
+        }
     }
 }
