@@ -10,8 +10,8 @@ use crate::device::tuning::{candidates, fastest, CachedChoice, OptimizationLevel
 use crate::device::workload::{dictation_workloads, score, WorkloadTime};
 use crate::device::{DeviceKind, Operation};
 use crate::whisper::{
-    Engine, EngineError, LoadError, LoadOptions, Phase, PhaseObserver, TranscribeError,
-    TranscribeParams, Transcript,
+    Engine, EngineError, LoadError, LoadOptions, PaddingEncoding, Phase, PhaseObserver,
+    TranscribeError, TranscribeParams, Transcript,
 };
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -329,5 +329,15 @@ impl PhaseObserver for ManagerObserver<'_> {
     /// Stopped by the caller, not by the device: the in-flight mark goes, nothing is recorded.
     fn abandoned(&mut self, _phase: Phase) {
         self.manager.cancelled(self.kind);
+    }
+}
+
+/// The padding encoding used on `device`: the setting's on the CPU; whole windows on GPUs,
+/// where the encoder is a small part of a transcription and the priming pass would run outside
+/// the device manager's watch.
+pub fn padding_on(device: DeviceKind, wanted: PaddingEncoding) -> PaddingEncoding {
+    match device {
+        DeviceKind::Cpu => wanted,
+        _ => PaddingEncoding::Full,
     }
 }

@@ -68,6 +68,24 @@ fn as_str(path: &Path) -> &str {
     path.to_str().expect("a UTF-8 path")
 }
 
+/// `--encoder fast` and `--as-app` (the app's fast encoding on this CPU) say what whole windows
+/// say on a clear clip.
+#[test]
+fn fast_encoding_prints_the_whole_windows_sentence() {
+    let kal = clip("en_kal.wav");
+    let run = |extra: &[&str]| {
+        let mut args = vec![as_str(&kal), "--language", "en", "--model", "tiny.en"];
+        args.extend_from_slice(extra);
+        let out = transcribe(args);
+        assert_success(&out);
+        stdout(&out)
+    };
+    let whole = run(&["--encoder", "exact"]);
+    assert!(whole.to_lowercase().contains("dentist"), "{whole:?}");
+    assert_eq!(run(&["--encoder", "fast"]), whole);
+    assert_eq!(run(&["--as-app"]), whole);
+}
+
 #[test]
 fn prints_the_spoken_sentence() {
     let out = transcribe([

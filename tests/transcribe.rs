@@ -785,4 +785,3 @@ fn primed_encoding_of_silence_noise_and_scraps_gives_no_text() {
         assert!(words(&t.text).len() <= 2, "{model}, 0.1 s: {:?}", t.text);
     }
 }
-

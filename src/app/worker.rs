@@ -22,8 +22,8 @@ use crate::device::workload::dictation_workloads;
 use crate::device::DeviceKind;
 use crate::recordings::RecordingStore;
 use crate::settings::Settings;
-use crate::transcriber::Transcriber;
 use crate::transcriber::TranscriberError;
+use crate::transcriber::{padding_on, Transcriber};
 use crate::whisper::{primer, PaddingEncoding, TranscribeError, TranscribeParams};
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -558,16 +558,6 @@ pub fn padding_from(encoder: &str) -> PaddingEncoding {
     }
 }
 
-/// The padding encoding used on `device`: the setting's on the CPU; whole windows on GPUs,
-/// where the encoder is a small part of a transcription and the priming pass would run outside
-/// the device manager's watch.
-pub fn padding_on(device: DeviceKind, wanted: PaddingEncoding) -> PaddingEncoding {
-    match device {
-        DeviceKind::Cpu => wanted,
-        _ => PaddingEncoding::Full,
-    }
-}
-
 /// `auto` → detect; `auto:pl,en` → detect among those; a code → that language. Unknown codes
 /// are dropped (detection then runs over the rest, or over all languages).
 pub fn parse_language(text: &str) -> (Option<String>, Vec<String>) {
@@ -652,7 +642,10 @@ mod tests {
             PaddingEncoding::Primed
         );
         for gpu in [DeviceKind::Mps, DeviceKind::Cuda] {
-            assert_eq!(padding_on(gpu, PaddingEncoding::Primed), PaddingEncoding::Full);
+            assert_eq!(
+                padding_on(gpu, PaddingEncoding::Primed),
+                PaddingEncoding::Full
+            );
         }
     }
 }

@@ -10,7 +10,7 @@ use std::time::Instant;
 use whisper_dictation::audio::wav::read_wav_16k;
 use whisper_dictation::device::tuning::default_beam_size;
 use whisper_dictation::paths;
-use whisper_dictation::transcriber::Transcriber;
+use whisper_dictation::transcriber::{padding_on, Transcriber};
 use whisper_dictation::whisper::tokenizer::lookup_language;
 use whisper_dictation::whisper::{PaddingEncoding, Segment, Task, TranscribeParams, Transcript};
 
@@ -47,7 +47,8 @@ pub struct TranscribeArgs {
     #[arg(long)]
     as_app: bool,
     /// How audio of up to 30 s is encoded: exact (Whisper's whole 30 s window, the reference)
-    /// or fast (only the audio's part; the app's default). Default: exact, fast with --as-app.
+    /// or fast (only the audio's part; the app's default on the CPU). Default: exact; with
+    /// --as-app, as the app does.
     #[arg(long, value_enum)]
     encoder: Option<EncoderArg>,
     #[command(flatten)]
@@ -126,6 +127,9 @@ pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
     if args.beam.is_none() {
         params.beam_size = default_beam_size(transcriber.device());
     }
+    if args.as_app && args.encoder.is_none() {
+        params.padding = padding_on(transcriber.device(), PaddingEncoding::Primed);
+    }
     for (file, samples, audio_time) in inputs {
         let started = Instant::now();
         let seconds = samples.len() as f32 / 16_000.0;
@@ -163,9 +167,10 @@ fn params_from(args: &TranscribeArgs) -> TranscribeParams {
         beam_size: args.beam.filter(|&b| b > 1),
         initial_prompt: args.prompt.clone(),
         without_timestamps: args.no_timestamps,
-        padding: match (args.encoder, args.as_app) {
-            (Some(EncoderArg::Fast), _) | (None, true) => PaddingEncoding::Primed,
-            (Some(EncoderArg::Exact), _) | (None, false) => PaddingEncoding::Full,
+        // `--as-app` without `--encoder` is settled once the device is known.
+        padding: match args.encoder {
+            Some(EncoderArg::Fast) => PaddingEncoding::Primed,
+            Some(EncoderArg::Exact) | None => PaddingEncoding::Full,
         },
         ..TranscribeParams::default()
     };
