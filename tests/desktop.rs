@@ -167,13 +167,14 @@ fn dictate(
     let done = parse_done(&line);
     println!(
         "dictated {clip_name} (key held {:.2} s): {:?}, output={}, key-up → audio {} ms, → text \
-         {} ms, → pasted {} ms",
+         {} ms, → pasted {} ms, resident {} MB",
         held_for.as_secs_f64(),
         done.text,
         done.output,
         done.key_up_to_audio_ms,
         done.key_up_to_text_ms,
-        done.key_up_to_pasted_ms
+        done.key_up_to_pasted_ms,
+        resident_mb(app.pid())
     );
     done
 }
