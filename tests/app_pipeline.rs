@@ -273,6 +273,33 @@ fn the_head_transcribed_at_key_up_stands_only_when_the_tail_is_quiet() {
     assert_eq!(h.saved(), 2);
 }
 
+/// People often let go as the last word ends: the head then does not end in quiet, yet it is
+/// transcribed at key-up, and its text stands when the tail holds nothing, so the words do not
+/// wait for the tail and then a whole engine time more.
+#[test]
+fn a_head_let_go_as_the_last_word_ends_stands_when_the_tail_is_quiet() {
+    let h = Harness::new();
+    h.load();
+    let kal = clip("en_kal.wav");
+    // The clip without its 0.25 s of trailing digital silence: key-up as "nine" ends.
+    let speech = kal[..kal.len() - 4_000].to_vec();
+    let room = clip("near_silent_5s.wav")[..4_800].to_vec();
+    let whole = [speech.clone(), room].concat();
+    let gate = GateConfig::default();
+    assert!(pause::worth_starting(&speech, 16_000, &gate));
+    assert!(
+        !pause::tail_can_end_early(&whole, speech.len(), 16_000, &gate),
+        "the head does not end in quiet: the recorder keeps the whole tail"
+    );
+    let (outcome, used_early) = h.transcribe_with_head(5, speech, whole);
+    assert!(used_early, "{outcome:?}");
+    let text = words(&outcome);
+    assert!(
+        text.contains("dentist") && text.contains("morning"),
+        "{text}"
+    );
+}
+
 /// Sends the head of recording `id` early and, while it is being transcribed, the whole
 /// recording; returns whether the head's transcription finished, the outcome, and whether the
 /// head's text was used.

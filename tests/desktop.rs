@@ -118,6 +118,8 @@ struct Dictation {
     key_up_to_audio_ms: u64,
     key_up_to_text_ms: u64,
     key_up_to_pasted_ms: u64,
+    /// Whether an early transcription's text was used (`early=`).
+    early: bool,
 }
 
 fn parse_done(line: &str) -> Dictation {
@@ -132,6 +134,7 @@ fn parse_done(line: &str) -> Dictation {
         key_up_to_audio_ms: number("key_up_to_audio_ms"),
         key_up_to_text_ms: number("key_up_to_text_ms"),
         key_up_to_pasted_ms: number("key_up_to_pasted_ms"),
+        early: rig::log_field(line, "early").is_some_and(|v| v == "true"),
     }
 }
 
@@ -141,12 +144,13 @@ fn parse_done(line: &str) -> Dictation {
 fn dictate(
     desktop: &Desktop,
     app: &mut AppProcess,
-    clip_name: &str,
+    clip_path: &Path,
     during: impl FnOnce(),
 ) -> Dictation {
-    let mut playback = desktop
-        .play(&clip(clip_name))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let clip_name = clip_path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let mut playback = desktop.play(clip_path).unwrap_or_else(|e| panic!("{e}"));
     desktop.key_down(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
     let held = Instant::now();
     let started = app.wait_for_log("recording started", Duration::from_secs(5));
@@ -177,6 +181,21 @@ fn dictate(
         resident_mb(app.pid())
     );
     done
+}
+
+/// Copies the WAV `from` to `to` without the digital silence at its end.
+fn write_without_trailing_silence(from: &Path, to: &Path) {
+    let mut reader = hound::WavReader::open(from).unwrap_or_else(|e| panic!("{e}"));
+    let spec = reader.spec();
+    let mut samples: Vec<i16> = reader.samples::<i16>().map(|s| s.unwrap()).collect();
+    while samples.last() == Some(&0) {
+        samples.pop();
+    }
+    let mut writer = hound::WavWriter::create(to, spec).unwrap_or_else(|e| panic!("{e}"));
+    for s in samples {
+        writer.write_sample(s).unwrap();
+    }
+    writer.finalize().unwrap();
 }
 
 /// The words of `expected` mostly (≥ 80 %) appear in `got`, and so do the `must` words.
@@ -274,7 +293,7 @@ fn dictation_on_a_real_desktop() {
     let text_box = TextBox::open(&desktop, "e2e-paste").unwrap_or_else(|e| panic!("{e}"));
     text_box.focus().unwrap_or_else(|e| panic!("{e}"));
     let recording_shot = out.join("recording.png");
-    let done = dictate(&desktop, &mut app, "en_kal.wav", || {
+    let done = dictate(&desktop, &mut app, &clip("en_kal.wav"), || {
         thread::sleep(Duration::from_millis(800));
         tray_icon(&desktop, &recording_shot, RECORDING, Duration::from_secs(2));
     });
@@ -356,7 +375,7 @@ fn dictation_on_a_real_desktop() {
 
     let text_box = TextBox::open(&desktop, "e2e-copy").unwrap_or_else(|e| panic!("{e}"));
     text_box.focus().unwrap_or_else(|e| panic!("{e}"));
-    let done = dictate(&desktop, &mut app, "en_slt.wav", || {});
+    let done = dictate(&desktop, &mut app, &clip("en_slt.wav"), || {});
     let expected = clip_text("en_slt.wav");
     assert_eq!(done.output, "copy", "{done:?}");
     thread::sleep(Duration::from_millis(800));
@@ -368,6 +387,23 @@ fn dictation_on_a_real_desktop() {
         &expected,
         &["quarterly"],
         "the clipboard in copy-only mode",
+    );
+
+    // Letting go as the last word ends (the clip without its trailing 0.25 s of silence):
+    // the head is transcribed at key-up although it does not end in quiet.
+    let let_go = state.join("en_slt_let_go.wav");
+    write_without_trailing_silence(&clip("en_slt.wav"), &let_go);
+    let done = dictate(&desktop, &mut app, &let_go, || {});
+    let copied = desktop.clipboard().unwrap_or_else(|e| panic!("{e}"));
+    assert_said(
+        &copied,
+        &expected,
+        &["quarterly"],
+        "the clipboard after letting go as the last word ends",
+    );
+    println!(
+        "let go as the last word ended: key-up → pasted {} ms (early text used: {})",
+        done.key_up_to_pasted_ms, done.early
     );
 
     // (f) A GPU that fails at model load: a Polish notification, and dictation on the CPU.
@@ -401,7 +437,7 @@ fn dictation_on_a_real_desktop() {
         .unwrap_or_else(|e| panic!("{e}"));
     let text_box = TextBox::open(&desktop, "e2e-gpu").unwrap_or_else(|e| panic!("{e}"));
     text_box.focus().unwrap_or_else(|e| panic!("{e}"));
-    let done = dictate(&desktop, &mut app, "en_kal.wav", || {});
+    let done = dictate(&desktop, &mut app, &clip("en_kal.wav"), || {});
     let expected = clip_text("en_kal.wav");
     thread::sleep(Duration::from_millis(500));
     let pasted = text_box.submit().unwrap_or_else(|e| panic!("{e}"));

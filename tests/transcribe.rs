@@ -595,9 +595,10 @@ impl whisper_dictation::whisper::PhaseObserver for StopAfter {
 }
 
 /// An early transcription the app no longer wants (newer audio came) stops between the
-/// encoder's blocks, is told apart from a device failure, and leaves the engine as it was.
+/// encoder's blocks or the decoder's steps, is told apart from a device failure, and leaves
+/// the engine as it was.
 #[test]
-fn a_transcription_asked_to_stop_stops_between_encoder_blocks() {
+fn a_transcription_asked_to_stop_stops_between_encoder_blocks_and_decoder_steps() {
     use whisper_dictation::whisper::Phase;
     let engine = common::engine("tiny.en");
     let audio = clip("en_kal.wav");
@@ -612,6 +613,17 @@ fn a_transcription_asked_to_stop_stops_between_encoder_blocks() {
     assert_eq!(observer.asked, 3);
     assert_eq!(observer.abandoned, vec![Phase::Encode]);
     assert!(observer.ended.is_empty());
+
+    // Asked before the encoder, its 4 blocks and the decoder, then before each decoder step:
+    // stop before the 3rd step.
+    let mut observer = StopAfter::new(8);
+    let err = engine
+        .transcribe_observed(&audio, &params, &mut observer)
+        .expect_err("asked to stop");
+    assert!(matches!(err, TranscribeError::Stopped), "{err}");
+    assert_eq!(observer.asked, 9);
+    assert_eq!(observer.abandoned, vec![Phase::Decode]);
+    assert_eq!(observer.ended, vec![Phase::Encode]);
 
     // Never asked to stop: the whole transcription, as without an observer.
     let mut observer = StopAfter::new(usize::MAX);

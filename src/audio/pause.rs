@@ -41,12 +41,17 @@ pub fn quiet_threshold(peak: f32, gate: &GateConfig) -> f32 {
 }
 
 /// Whether to transcribe `head` (16 kHz mono up to key-up) before the tail arrives: it holds
-/// sound, and its last [`QUIET_END`] is quiet (the speaker had finished the word).
+/// sound. It need not end in quiet: people often let go as the last word ends, and when the
+/// tail then holds nothing the head's text is the recording's, ready a whole engine time
+/// sooner. When the tail holds speech (the key went up mid-word), the whole recording's job
+/// stops the head's between encoder blocks or decoder steps, and the head's work cost no
+/// time: the tail was being recorded meanwhile.
 pub fn worth_starting(head: &[f32], sample_rate: u32, gate: &GateConfig) -> bool {
-    ends_in_quiet(head, loudest_frame(head, sample_rate), sample_rate, gate)
+    loudest_frame(head, sample_rate) > gate.frame_rms
 }
 
-/// [`worth_starting`] for audio whose loudest frame `peak` is known.
+/// Whether `audio`, whose loudest frame is `peak`, holds sound and ends in [`QUIET_END`] of
+/// quiet (the speaker had finished the word).
 fn ends_in_quiet(audio: &[f32], peak: f32, sample_rate: u32, gate: &GateConfig) -> bool {
     let end = quiet_end_samples(sample_rate);
     if end == 0 || audio.len() < 2 * end {
@@ -125,36 +130,61 @@ mod tests {
     }
 
     #[test]
-    fn a_head_ending_in_quiet_is_worth_starting() {
+    fn a_head_with_sound_is_worth_starting_however_it_ends() {
         let gate = GateConfig::default();
-        let head = join(&[quiet(0.3), tone(2.0, 0.2), quiet(0.3)]);
-        assert!(worth_starting(&head, RATE, &gate));
+        for head in [
+            join(&[quiet(0.3), tone(2.0, 0.2), quiet(0.3)]),
+            // Cut mid-word.
+            join(&[quiet(0.3), tone(2.0, 0.2), quiet(0.1), tone(0.15, 0.1)]),
+            // Quiet, but for less than QUIET_END.
+            join(&[quiet(0.3), tone(2.0, 0.2), quiet(0.1)]),
+            tone(0.3, 0.2),
+        ] {
+            assert!(worth_starting(&head, RATE, &gate));
+        }
     }
 
     #[test]
-    fn a_head_cut_mid_word_waits_for_the_tail() {
-        let gate = GateConfig::default();
-        let head = join(&[quiet(0.3), tone(2.0, 0.2), quiet(0.1), tone(0.15, 0.1)]);
-        assert!(!worth_starting(&head, RATE, &gate));
-        // Quiet, but for less than QUIET_END.
-        let head = join(&[quiet(0.3), tone(2.0, 0.2), quiet(0.1)]);
-        assert!(!worth_starting(&head, RATE, &gate));
-    }
-
-    #[test]
-    fn silence_and_too_little_audio_are_not_started_early() {
+    fn silence_is_not_started_early() {
         let gate = GateConfig::default();
         assert!(!worth_starting(&quiet(2.0), RATE, &gate));
         assert!(!worth_starting(&[], RATE, &gate));
-        assert!(!worth_starting(&tone(0.3, 0.2), RATE, &gate));
+    }
+
+    fn ends_quiet(audio: &[f32]) -> bool {
+        ends_in_quiet(
+            audio,
+            loudest_frame(audio, RATE),
+            RATE,
+            &GateConfig::default(),
+        )
+    }
+
+    #[test]
+    fn only_quiet_after_the_last_word_is_an_end() {
+        assert!(ends_quiet(&join(&[quiet(0.3), tone(2.0, 0.2), quiet(0.3)])));
+        assert!(!ends_quiet(&join(&[
+            quiet(0.3),
+            tone(2.0, 0.2),
+            quiet(0.1),
+            tone(0.15, 0.1)
+        ])));
+        // Quiet, but for less than QUIET_END.
+        assert!(!ends_quiet(&join(&[
+            quiet(0.3),
+            tone(2.0, 0.2),
+            quiet(0.1)
+        ])));
+        // Nothing said, or too little audio.
+        assert!(!ends_quiet(&quiet(2.0)));
+        assert!(!ends_quiet(&[]));
+        assert!(!ends_quiet(&tone(0.3, 0.2)));
     }
 
     #[test]
     fn a_soft_ending_below_the_speech_level_still_counts_as_speech() {
         // A trailing syllable at -20 dB relative to the loudest is speech, not quiet.
-        let gate = GateConfig::default();
-        let head = join(&[tone(1.0, 0.3), tone(0.3, 0.03)]);
-        assert!(!worth_starting(&head, RATE, &gate));
+        assert!(!ends_quiet(&join(&[tone(1.0, 0.3), tone(0.3, 0.03)])));
     }
 
     #[test]

@@ -94,12 +94,14 @@ pub fn initial_tokens(
 }
 
 /// Decodes one window whose cross-attention keys/values are `keys`
-/// ([`Whisper::audio_keys`] of the encoder's output).
+/// ([`Whisper::audio_keys`] of the encoder's output), asking `keep_going` before each step:
+/// [`ModelError::Stopped`] when it says stop.
 pub fn decode_window(
     model: &Whisper,
     tokenizer: &Tokenizer,
     keys: &AudioKeys,
     opts: &WindowOptions,
+    keep_going: &mut dyn FnMut() -> bool,
 ) -> Result<WindowResult, ModelError> {
     let specials = tokenizer.specials();
     let n_text_ctx = model.dims().n_text_ctx;
@@ -121,6 +123,9 @@ pub fn decode_window(
             .map_or(0.0, |lp| lp.exp());
     }
     for step in 0..opts.sample_len {
+        if !keep_going() {
+            return Err(ModelError::Stopped);
+        }
         if step > 0 {
             let fed_from = tokens[0].len() - 1;
             let hidden = model.decode(&token_tensor(&tokens, fed_from), &mut state)?;
