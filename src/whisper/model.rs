@@ -2,6 +2,8 @@
 //! with key-value caches for self-attention (grown one token at a time, never re-fed) and
 //! cross-attention (computed once per audio window). The weights are immutable and shared;
 //! everything that changes during decoding lives in [`DecoderState`], owned by the caller.
+//! Short audio can be encoded without its window's padding ([`Whisper::encode_audio_while`]):
+//! the padding's states come from one pass over a speech primer, kept with the model.
 //!
 //! Every tensor operation is the fallible `f_` form so that a device failure (an unsupported
 //! operation on MPS, out-of-memory on a GPU) surfaces as a [`ModelError`] the device manager can
@@ -35,8 +37,8 @@ pub enum ModelError {
     },
     #[error("{requested} text positions requested, the model has {n_text_ctx}")]
     TextContextExceeded { requested: usize, n_text_ctx: usize },
-    /// The caller's `keep_going` said stop between two encoder blocks.
-    #[error("the encoder was asked to stop")]
+    /// The caller's `keep_going` said stop (between encoder blocks or decoder steps).
+    #[error("asked to stop")]
     Stopped,
 }
 
@@ -108,34 +110,43 @@ pub struct Whisper {
 const PADDING_MARGIN_POSITIONS: i64 = 50;
 
 /// The encoder's states in a window holding the primer's speech and then padding, for
-/// [`Whisper::encode_audio_while`].
+/// [`Whisper::encode_audio_while`]. Only the positions that can be taken from here are kept:
+/// from `first` on.
 struct PrimedPadding {
-    /// Per block: the keys and values `[1, heads, ctx, head_dim]` of every position.
-    keys: Vec<(Tensor, Tensor)>,
-    /// The encoder's output `[1, ctx, d]`.
-    output: Tensor,
-    /// Per decoder block: the cross-attention key/value product of `output` `[1, ctx, 2·d]`
-    /// (see [`Whisper::audio_keys_of`]).
-    cross_kv: Vec<Tensor>,
     /// Positions the primer's speech covers: those are always computed, so that every
     /// position taken from here is padding in the primer's window too.
     floor: i64,
+    /// The first position kept: `floor` and the margin.
+    first: i64,
+    /// Per block: the keys and values `[1, heads, ctx - first, head_dim]`.
+    keys: Vec<(Tensor, Tensor)>,
+    /// The encoder's output `[1, ctx - first, d]`.
+    output: Tensor,
+    /// Per decoder block: the cross-attention key/value product of the output
+    /// `[1, ctx - first, 2·d]` (see [`Whisper::audio_keys_of`]).
+    cross_kv: Vec<Tensor>,
 }
 
 impl PrimedPadding {
     /// Positions computed for audio of `audio_frames` mel frames: the audio's, at least the
-    /// primer's, and the margin.
+    /// primer's, and the margin (never fewer than `first`).
     fn positions_for(&self, audio_frames: usize) -> i64 {
         (audio_frames.div_ceil(2) as i64).max(self.floor) + PADDING_MARGIN_POSITIONS
+    }
+
+    /// The rows of `kept` (a tensor of positions `first..` along `dim`) from position `from` on.
+    fn from_position(&self, kept: &Tensor, dim: i64, from: i64) -> Result<Tensor> {
+        let skip = from - self.first;
+        kept.f_narrow(dim, skip, kept.size()[dim as usize] - skip)
+            .stage("encoder padding")
     }
 
     /// Block `block`'s keys and values of the positions from `from` on.
     fn keys_after(&self, block: usize, from: i64) -> Result<(Tensor, Tensor)> {
         let (k, v) = &self.keys[block];
-        let rest = k.size()[2] - from;
         Ok((
-            k.f_narrow(2, from, rest).stage("encoder padding")?,
-            v.f_narrow(2, from, rest).stage("encoder padding")?,
+            self.from_position(k, 2, from)?,
+            self.from_position(v, 2, from)?,
         ))
     }
 }
@@ -326,10 +337,7 @@ impl Whisper {
         let audio = mel.f_narrow(2, 0, 2 * positions).stage("encoder audio")?;
         let x = self.run_encoder(&audio, Some(primed), keep_going, None)?;
         let x = layer_norm(&x, &self.weights.encoder.ln_post, "encoder ln_post")?;
-        let padding = primed
-            .output
-            .f_narrow(1, positions, ctx - positions)
-            .stage("encoder padding")?;
+        let padding = primed.from_position(&primed.output, 1, positions)?;
         Ok(AudioFeatures {
             states: Tensor::f_cat(&[x, padding], 1).stage("encoder padding")?,
             primed_from: Some(positions),
@@ -346,9 +354,25 @@ impl Whisper {
             return Ok(());
         }
         self.check_mel(mel)?;
+        let ctx = self.weights.dims.n_audio_ctx as i64;
+        let floor = primer_frames.div_ceil(2) as i64;
+        let first = (floor + PADDING_MARGIN_POSITIONS).min(ctx);
+        // Copies of the kept positions: views would hold each whole product alive.
+        let kept = |t: Tensor, dim: i64| {
+            t.f_narrow(dim, first, ctx - first)
+                .and_then(|t| t.f_contiguous())
+                .stage("priming the padding")
+        };
         let mut keys = Vec::with_capacity(self.weights.encoder.blocks.len());
         let x = self.run_encoder(mel, None, &mut || true, Some(&mut keys))?;
-        let output = layer_norm(&x, &self.weights.encoder.ln_post, "encoder ln_post")?;
+        let keys = keys
+            .into_iter()
+            .map(|(k, v)| Ok((kept(k, 2)?, kept(v, 2)?)))
+            .collect::<Result<Vec<_>>>()?;
+        let output = kept(
+            layer_norm(&x, &self.weights.encoder.ln_post, "encoder ln_post")?,
+            1,
+        )?;
         let cross_kv = self
             .weights
             .decoder
@@ -357,10 +381,11 @@ impl Whisper {
             .map(|block| self.cross_kv(block, &output))
             .collect::<Result<Vec<_>>>()?;
         let primed = PrimedPadding {
+            floor,
+            first,
             keys,
             output,
             cross_kv,
-            floor: primer_frames.div_ceil(2) as i64,
         };
         // Set only here, and checked above on the same thread (`Whisper` is not `Sync`).
         let _ = self.primed.set(primed);
@@ -500,7 +525,6 @@ impl Whisper {
         let (Some(from), Some(primed)) = (features.primed_from, self.primed.get()) else {
             return self.audio_keys(&features.states);
         };
-        let ctx = features.states.size()[1];
         let audio = features
             .states
             .f_narrow(1, 0, from)
@@ -512,9 +536,7 @@ impl Whisper {
             .iter()
             .zip(&primed.cross_kv)
             .map(|(block, padding)| {
-                let padding = padding
-                    .f_narrow(1, from, ctx - from)
-                    .stage("cross-attention kv")?;
+                let padding = primed.from_position(padding, 1, from)?;
                 let kv = Tensor::f_cat(&[self.cross_kv(block, &audio)?, padding], 1)
                     .stage("cross-attention kv")?;
                 self.split_cross_kv(kv)
