@@ -135,7 +135,7 @@ impl PrimedPadding {
     }
 
     /// The rows of `kept` (a tensor of positions `first..` along `dim`) from position `from` on.
-    fn from_position(&self, kept: &Tensor, dim: i64, from: i64) -> Result<Tensor> {
+    fn rows_from(&self, kept: &Tensor, dim: i64, from: i64) -> Result<Tensor> {
         let skip = from - self.first;
         kept.f_narrow(dim, skip, kept.size()[dim as usize] - skip)
             .stage("encoder padding")
@@ -145,8 +145,8 @@ impl PrimedPadding {
     fn keys_after(&self, block: usize, from: i64) -> Result<(Tensor, Tensor)> {
         let (k, v) = &self.keys[block];
         Ok((
-            self.from_position(k, 2, from)?,
-            self.from_position(v, 2, from)?,
+            self.rows_from(k, 2, from)?,
+            self.rows_from(v, 2, from)?,
         ))
     }
 }
@@ -337,7 +337,7 @@ impl Whisper {
         let audio = mel.f_narrow(2, 0, 2 * positions).stage("encoder audio")?;
         let x = self.run_encoder(&audio, Some(primed), keep_going, None)?;
         let x = layer_norm(&x, &self.weights.encoder.ln_post, "encoder ln_post")?;
-        let padding = primed.from_position(&primed.output, 1, positions)?;
+        let padding = primed.rows_from(&primed.output, 1, positions)?;
         Ok(AudioFeatures {
             states: Tensor::f_cat(&[x, padding], 1).stage("encoder padding")?,
             primed_from: Some(positions),
@@ -536,7 +536,7 @@ impl Whisper {
             .iter()
             .zip(&primed.cross_kv)
             .map(|(block, padding)| {
-                let padding = primed.from_position(padding, 1, from)?;
+                let padding = primed.rows_from(padding, 1, from)?;
                 let kv = Tensor::f_cat(&[self.cross_kv(block, &audio)?, padding], 1)
                     .stage("cross-attention kv")?;
                 self.split_cross_kv(kv)
