@@ -7,9 +7,10 @@
 //!
 //! Options (after `--`): `--model NAME|DIR` (base), `--threads N` (2), `--repeat N` (5),
 //! `--beam N` (1), `--precision f32,bf16` (both), `--padding full,primed` (full: the
-//! reference's 30 s windows; primed: `PaddingEncoding::Primed`), `--language CODE` (en), `--no-peer`, `--no-timestamps` (text tokens
-//! only, the parity tests' mode: long audio then advances by whole 30 s windows and loses
-//! words, in both engines), and clip paths (default: the English test clips). Timestamps are on
+//! reference's 30 s windows; primed: `PaddingEncoding::Primed`, the app's fast encoding),
+//! `--language CODE` (en), `--no-peer`, `--no-timestamps` (text tokens only, the parity tests'
+//! mode: long audio then advances by whole 30 s windows and loses words, in both engines), and
+//! clip paths (default: the English test clips). Timestamps are on
 //! by default, as in the app. f32 reproduces the reference's tokens; bf16 is the fast CPU option.
 //! The peer is `scripts/fw-bench.py`, run with `$FW_PYTHON` or the project's Python venv.
 
