@@ -684,6 +684,12 @@ impl App {
                     .send(RecorderCommand::Configure(recorder_config(&self.settings)));
                 self.show_microphone();
             }
+            MenuAction::Encoder(choice) => {
+                // The next transcription reads it; a first fast one primes the model.
+                self.settings.encoder = choice;
+                self.save_settings();
+                tracing::info!(encoder = %self.settings.encoder, "encoder changed");
+            }
             MenuAction::Output(mode) => {
                 self.settings.output = mode.name().to_string();
                 self.save_settings();

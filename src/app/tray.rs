@@ -30,6 +30,8 @@ pub enum MenuAction {
     Language(String),
     /// `auto`, `mps`, `cuda` or `cpu`.
     Device(String),
+    /// `fast` or `exact` (the `encoder` setting).
+    Encoder(String),
     /// `hold` or `toggle`.
     HotkeyMode(String),
     /// A `global-hotkey` accelerator such as `ctrl+alt+space`.
@@ -55,6 +57,7 @@ impl MenuAction {
             MenuAction::CancelDownload => "download-cancel".into(),
             MenuAction::Language(l) => format!("language:{l}"),
             MenuAction::Device(d) => format!("device:{d}"),
+            MenuAction::Encoder(e) => format!("encoder:{e}"),
             MenuAction::HotkeyMode(m) => format!("mode:{m}"),
             MenuAction::Hotkey(h) => format!("hotkey:{h}"),
             MenuAction::Microphone(m) => format!("microphone:{m}"),
@@ -77,6 +80,7 @@ impl MenuAction {
             ("download-cancel", "") => MenuAction::CancelDownload,
             ("language", l) if !l.is_empty() => MenuAction::Language(l.to_string()),
             ("device", d) if !d.is_empty() => MenuAction::Device(d.to_string()),
+            ("encoder", e) if !e.is_empty() => MenuAction::Encoder(e.to_string()),
             ("mode", m) if !m.is_empty() => MenuAction::HotkeyMode(m.to_string()),
             ("hotkey", h) if !h.is_empty() => MenuAction::Hotkey(h.to_string()),
             ("microphone", m) => MenuAction::Microphone(m.to_string()),
@@ -87,6 +91,15 @@ impl MenuAction {
             ("quit", "") => MenuAction::Quit,
             _ => return None,
         })
+    }
+}
+
+/// The menu's item for an `encoder` setting: `exact`, or `fast` for anything else (as the
+/// worker reads it, `app::worker::padding_from`).
+fn encoder_choice(setting: &str) -> &'static str {
+    match crate::app::worker::padding_from(setting) {
+        crate::whisper::PaddingEncoding::Full => "exact",
+        crate::whisper::PaddingEncoding::Primed => "fast",
     }
 }
 
@@ -134,6 +147,7 @@ pub struct Tray {
     lang: UiLang,
     languages: Radio,
     devices: Radio,
+    encoders: Radio,
     modes: Radio,
     hotkeys: Radio,
     microphones: Radio,
@@ -219,6 +233,15 @@ impl Tray {
         let devices = Radio::new(&device_menu, &device_choices, |v| {
             MenuAction::Device(v.into()).id()
         });
+        let _ = device_menu.append(&PredefinedMenuItem::separator());
+        let encoders = Radio::new(
+            &device_menu,
+            &[
+                ("fast".to_string(), l.encoder_fast.to_string(), true),
+                ("exact".to_string(), l.encoder_exact.to_string(), true),
+            ],
+            |v| MenuAction::Encoder(v.into()).id(),
+        );
 
         let mode_menu = Submenu::new(l.hotkey_mode, true);
         let modes = Radio::new(
@@ -333,6 +356,7 @@ impl Tray {
             lang: model.lang,
             languages,
             devices,
+            encoders,
             modes,
             hotkeys,
             microphones,
@@ -357,6 +381,7 @@ impl Tray {
         self.models.select(&settings.model);
         self.languages.select(&settings.language);
         self.devices.select(&settings.device);
+        self.encoders.select(encoder_choice(&settings.encoder));
         self.modes.select(&settings.hotkey_mode);
         self.hotkeys.select(&settings.hotkey);
         self.microphones.select(&settings.input_device);
@@ -621,6 +646,13 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_encoder_setting_checks_fast_unless_exact() {
+        assert_eq!(encoder_choice("exact"), "exact");
+        assert_eq!(encoder_choice("fast"), "fast");
+        assert_eq!(encoder_choice(""), "fast");
+    }
+
+    #[test]
     fn every_action_round_trips_through_its_menu_id() {
         let actions = [
             MenuAction::CopyRecent(3),
@@ -632,6 +664,7 @@ mod tests {
             MenuAction::Language("auto:pl,en".into()),
             MenuAction::Language("pl".into()),
             MenuAction::Device("cuda".into()),
+            MenuAction::Encoder("exact".into()),
             MenuAction::HotkeyMode("toggle".into()),
             MenuAction::Hotkey("ctrl+shift+space".into()),
             MenuAction::Microphone(String::new()),

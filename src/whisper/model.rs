@@ -144,10 +144,7 @@ impl PrimedPadding {
     /// Block `block`'s keys and values of the positions from `from` on.
     fn keys_after(&self, block: usize, from: i64) -> Result<(Tensor, Tensor)> {
         let (k, v) = &self.keys[block];
-        Ok((
-            self.rows_from(k, 2, from)?,
-            self.rows_from(v, 2, from)?,
-        ))
+        Ok((self.rows_from(k, 2, from)?, self.rows_from(v, 2, from)?))
     }
 }
 
