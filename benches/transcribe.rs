@@ -6,22 +6,26 @@
 //! model loaded and the time from load to warm. Asserts nothing about time.
 //!
 //! Options (after `--`): `--model NAME|DIR` (base), `--threads N` (2), `--repeat N` (5),
-//! `--beam N` (1), `--precision f32,bf16` (both), `--padding full,primed` (full: the
+//! `--beam N` (1), `--precision f32,app` (f32: exact float32, the reference's numbers; f32i8:
+//! float32 with int8 decoder step weights, the app's layout on CPUs without native bf16;
+//! bf16: the app's layout on CPUs with it; app: whichever of the two the app picks on this
+//! CPU, which the first line printed names), `--padding full,primed` (full: the
 //! reference's 30 s windows; primed: `PaddingEncoding::Primed`, the app's fast encoding),
 //! `--language CODE` (en), `--no-peer`, `--no-timestamps` (text tokens only, the parity tests'
 //! mode: long audio then advances by whole 30 s windows and loses words, in both engines), and
 //! clip paths (default: the English test clips). Timestamps are on
-//! by default, as in the app. f32 reproduces the reference's tokens; bf16 is the fast CPU option.
+//! by default, as in the app. f32 reproduces the reference's tokens.
 //! The peer is `scripts/fw-bench.py`, run with `$FW_PYTHON` or the project's Python venv.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 use whisper_dictation::audio::wav::read_wav_16k;
+use whisper_dictation::device::cpu_class::{CpuClass, ATEN_CAPABILITY_ENV, ONEDNN_ISA_ENV};
 use whisper_dictation::paths;
 use whisper_dictation::wer::wer_percent;
 use whisper_dictation::whisper::{
-    Engine, LoadOptions, PaddingEncoding, TranscribeParams, Transcript,
+    Engine, LoadOptions, PaddingEncoding, StepWeights, TranscribeParams, Transcript,
 };
 
 struct Options {
@@ -44,7 +48,7 @@ fn parse_args() -> Options {
         threads: 2,
         repeat: 5,
         beam: 1,
-        precisions: vec!["f32".to_string(), "bf16".to_string()],
+        precisions: vec!["f32".to_string(), "app".to_string()],
         paddings: vec![PaddingEncoding::Full],
         language: "en".to_string(),
         peer: true,
@@ -181,12 +185,36 @@ fn padding_of(name: &str) -> PaddingEncoding {
     }
 }
 
-fn kind_of(precision: &str) -> tch::Kind {
-    match precision {
-        "f32" => tch::Kind::Float,
-        "bf16" => tch::Kind::BFloat16,
-        other => panic!("unknown precision {other} (f32 or bf16)"),
+/// The load options of a `--precision` name: `f32` (exact, the reference's numbers), `f32i8`
+/// (the app's layout on CPUs without native bf16: float32 with int8 step weights), `bf16` (the
+/// app's layout on CPUs with it), `app` (whichever of the last two the app picks here).
+fn load_options_of(precision: &str, cpu: &CpuClass) -> LoadOptions {
+    let (kind, steps) = match precision {
+        "f32" => (tch::Kind::Float, StepWeights::Float),
+        "f32i8" => (tch::Kind::Float, StepWeights::Int8),
+        "bf16" => (tch::Kind::BFloat16, StepWeights::Int8),
+        "app" if cpu.native_bf16 => (tch::Kind::BFloat16, StepWeights::Int8),
+        "app" => (tch::Kind::Float, StepWeights::Int8),
+        other => panic!("unknown precision {other} (f32, f32i8, bf16 or app)"),
+    };
+    LoadOptions {
+        kind,
+        steps,
+        ..LoadOptions::default()
     }
+}
+
+/// The CPU's model name (`/proc/cpuinfo`), for the figures' heading.
+fn cpu_model_name() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, name)| name.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string())
 }
 
 fn main() {
@@ -213,25 +241,37 @@ fn main() {
     } else {
         None
     };
+    let cpu = CpuClass::detect();
+    println!(
+        "CPU: {} ({}), {cpu}{}",
+        cpu_model_name(),
+        std::env::consts::ARCH,
+        [ONEDNN_ISA_ENV, ATEN_CAPABILITY_ENV]
+            .iter()
+            .filter_map(|name| std::env::var(name).ok().map(|v| format!(", {name}={v}")))
+            .collect::<String>()
+    );
     println!(
         "resident memory before loading a model: {:.0} MB",
         resident_mb("VmRSS")
     );
     for precision in &o.precisions {
         for &padding in &o.paddings {
-            let load = LoadOptions {
-                kind: kind_of(precision),
-                ..LoadOptions::default()
-            };
+            let load = load_options_of(precision, &cpu);
             let started = Instant::now();
             let engine = Engine::load(&model_dir, &load).expect("model loads");
             let params = TranscribeParams {
                 padding,
                 ..params.clone()
             };
+            let named = match precision.as_str() {
+                "app" if cpu.native_bf16 => "app (bf16)",
+                "app" => "app (f32i8)",
+                other => other,
+            };
             report(
                 &o,
-                precision,
+                named,
                 &engine,
                 started,
                 &params,

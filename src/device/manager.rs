@@ -155,7 +155,7 @@ impl DeviceManager {
         let wants_half = kind.is_gpu() && !runs_on_cpu;
         Capabilities {
             kind,
-            cpu_native_bf16: crate::platform::cpu_has_native_bf16(),
+            cpu_native_bf16: super::cpu_class::CpuClass::detect().native_bf16,
             gpu_half_ok: wants_half && self.probe_verdict(kind, Kind::Half),
             runs_on_cpu,
         }

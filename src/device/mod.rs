@@ -5,6 +5,7 @@
 //! retries the GPU with exponential backoff, and explains what happened in Polish or English.
 
 pub mod backend;
+pub mod cpu_class;
 pub mod errors;
 pub mod history;
 pub mod manager;

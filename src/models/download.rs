@@ -468,6 +468,7 @@ pub fn check_loads(dir: &Path) -> Result<(), EngineError> {
     let opts = LoadOptions {
         device: tch::Device::Cpu,
         kind: tch::Kind::Half,
+        ..LoadOptions::default()
     };
     Engine::load(dir, &opts).map(drop)
 }

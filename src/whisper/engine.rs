@@ -67,7 +67,7 @@ impl Engine {
                 model_kind: kind(dims.is_multilingual()),
             });
         }
-        let model = Whisper::new(loaded.weights, opts.device, opts.kind)
+        let model = Whisper::new(loaded.weights, opts.device, opts.kind, opts.steps)
             .map_err(|e| EngineError::Device(e.to_string()))?;
         Ok(Self {
             model,

@@ -18,7 +18,7 @@ use super::dims::ModelDims;
 use super::hf::{self, HfCheckpoint, HfError};
 use super::weights::{
     Conv1d, CrossAttention, DecoderBlock, DecoderWeights, EncoderBlock, EncoderWeights, LayerNorm,
-    Linear, Mlp, SelfAttention, Weight, WhisperWeights,
+    Linear, Mlp, SelfAttention, StepWeights, Weight, WhisperWeights,
 };
 use serde_json::{Map, Value};
 use std::fmt;
@@ -56,6 +56,9 @@ pub struct LoadOptions {
     /// load because half-precision matmuls on the CPU are ~150x slower than float32 ones.
     /// Half or BFloat16 only pay off on a GPU.
     pub kind: Kind,
+    /// How the decoder's step weights are stored on the CPU (exact float by default; the app
+    /// uses int8 rows there, see [`StepWeights`]).
+    pub steps: StepWeights,
 }
 
 impl Default for LoadOptions {
@@ -63,6 +66,7 @@ impl Default for LoadOptions {
         LoadOptions {
             device: Device::Cpu,
             kind: Kind::Float,
+            steps: StepWeights::Float,
         }
     }
 }

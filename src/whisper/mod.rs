@@ -26,3 +26,4 @@ pub use params::{FallbackChoice, PaddingEncoding, SuppressTokens, Task, Transcri
 pub use transcribe::{
     NoObserver, Phase, PhaseObserver, Segment, Timings, TranscribeError, Transcript,
 };
+pub use weights::StepWeights;

@@ -13,7 +13,7 @@ use super::dims::ModelDims;
 use super::quant::Int8Rows;
 use super::weights::{
     Conv1d, CrossAttention, DecoderBlock, EncoderBlock, LayerNorm, Linear, Mlp, SelfAttention,
-    Weight, WhisperWeights,
+    StepWeights, Weight, WhisperWeights,
 };
 use tch::{Device, Kind, TchError, Tensor};
 
@@ -77,7 +77,10 @@ impl CacheLayout {
 }
 
 /// A loaded Whisper model: immutable weights on one device, in one floating-point kind, except
-/// bfloat16 on the CPU, which is a mixed layout. The encoder and the cross-attention key/value
+/// on the CPU with int8 step weights ([`StepWeights::Int8`]; float32: the float32 layout, for
+/// CPUs without native bf16, e.g. an M1's: everything float32 but the token table and the
+/// decoder's MLPs, int8 rows multiplied in float32) and bfloat16 on the CPU, which is a mixed
+/// layout. The encoder and the cross-attention key/value
 /// projection (products over all 1500 audio positions) are bf16, about twice as fast as float32
 /// on AVX-512 BF16. A decoder step multiplies one row by every other decoder weight and by the
 /// 51865-row token table, which is bound by memory traffic, and single-row bf16 products are
@@ -245,20 +248,26 @@ impl DecoderState {
 
 impl Whisper {
     /// Takes the weights over (the token embedding moves into the output projection).
-    pub fn new(mut weights: WhisperWeights, device: Device, kind: Kind) -> Result<Self> {
+    pub fn new(
+        mut weights: WhisperWeights,
+        device: Device,
+        kind: Kind,
+        steps: StepWeights,
+    ) -> Result<Self> {
         let table = std::mem::replace(&mut weights.decoder.token_embedding, Tensor::new());
         let decoder_kind = decoder_kind_for(device, kind);
-        let int8_steps = decoder_kind != kind;
-        if int8_steps {
+        let int8_compute = int8_compute_for(device, kind, steps);
+        if let Some(compute) = int8_compute {
             weights
                 .decoder
-                .quantize_steps(decoder_kind)
+                .quantize_steps(decoder_kind, compute)
                 .stage("decoder layers to int8")?;
         }
-        let table = if int8_steps && Int8Rows::fits(&table) {
-            Weight::Int8(Int8Rows::quantize(&table).stage("token embedding to int8")?)
-        } else {
-            Weight::Float(table)
+        let table = match int8_compute {
+            Some(compute) if Int8Rows::fits(&table) => {
+                Weight::Int8(Int8Rows::quantize(&table, compute).stage("token embedding to int8")?)
+            }
+            _ => Weight::Float(table),
         };
         let gemm = Gemm::for_device(device, kind);
         Ok(Self {
@@ -682,6 +691,18 @@ pub fn decoder_kind_for(device: Device, kind: Kind) -> Kind {
     match (device, kind) {
         (Device::Cpu, Kind::BFloat16) => Kind::Float,
         _ => kind,
+    }
+}
+
+/// The kind int8 step weights are multiplied in, for a model of `kind` on `device` asked for
+/// `steps`; `None`: the step weights stay floating point. Only the CPU quantizes: bfloat16
+/// always (its single-row bf16 products are slow), float32 when asked (the app's layout on
+/// CPUs without native bf16), multiplied in float32 there so nothing depends on bf16.
+pub fn int8_compute_for(device: Device, kind: Kind, steps: StepWeights) -> Option<Kind> {
+    match (device, kind, steps) {
+        (Device::Cpu, Kind::BFloat16, _) => Some(Kind::BFloat16),
+        (Device::Cpu, Kind::Float, StepWeights::Int8) => Some(Kind::Float),
+        _ => None,
     }
 }
 

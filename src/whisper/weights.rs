@@ -3,12 +3,25 @@
 //! one matrix (one matmul instead of three) and cross-attention keeps k, v fused, as CTranslate2
 //! stores them; OpenAI's key projections have no bias, so that slice of the fused bias is zero.
 //! All tensors live on one device, in one floating-point kind, except where
-//! [`DecoderWeights::quantize_steps`] stored the decoder's step layers as int8 on another kind
-//! (the CPU's mixed layout, see `model`).
+//! [`DecoderWeights::quantize_steps`] stored the decoder's step layers as int8 (the CPU's
+//! layouts, see `model`).
 
 use super::dims::ModelDims;
 use super::quant::Int8Rows;
 use tch::{Kind, TchError, Tensor};
+
+/// How the decoder's step weights (the token table and the MLPs, read whole at every decoder
+/// step) are stored on the CPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StepWeights {
+    /// In the model's kind: the reference's numbers (the parity tests' layout).
+    #[default]
+    Float,
+    /// As int8 rows ([`Int8Rows`]): a quarter of float32's bytes to read per step, a step
+    /// about twice as fast, and words unchanged on the project's clips (BENCHMARKS.md). The
+    /// app's layout on the CPU; bfloat16 on the CPU always uses it. Other devices ignore it.
+    Int8,
+}
 
 /// A dense layer `y = x Wᵀ + b`.
 #[derive(Debug)]
@@ -125,12 +138,12 @@ impl Linear {
         self.convert_bias(kind)
     }
 
-    /// Stores the weight as int8 rows where it [fits](Int8Rows::fits), else in `kind`; the
-    /// bias goes to `kind`.
-    fn quantize(&mut self, kind: Kind) -> Result<(), TchError> {
+    /// Stores the weight as int8 rows multiplied in `compute` where it
+    /// [fits](Int8Rows::fits), else in `kind`; the bias goes to `kind`.
+    fn quantize(&mut self, kind: Kind, compute: Kind) -> Result<(), TchError> {
         if let Weight::Float(weight) = &self.weight {
             self.weight = if Int8Rows::fits(weight) {
-                Weight::Int8(Int8Rows::quantize(weight)?)
+                Weight::Int8(Int8Rows::quantize(weight, compute)?)
             } else {
                 Weight::Float(weight.f_to_kind(kind)?)
             };
@@ -156,12 +169,12 @@ impl LayerNorm {
 
 impl DecoderWeights {
     /// The CPU's decoder steps: the MLP's two layers (60 % of a step's weights) become int8
-    /// rows; the attention layers, layer norms and positions go to `kind` (the steps'
-    /// activations). Int8 attention layers too would make a step another ~30 % faster but change
+    /// rows multiplied in `compute` (see [`Int8Rows`]); the attention layers, layer norms and
+    /// positions go to `kind` (the steps' activations). Int8 attention layers too would make a step another ~30 % faster but change
     /// words on Polish (BENCHMARKS.md). The cross-attention key/value projection, run once per
     /// window over all audio positions, keeps its kind; so does the token embedding, which
     /// [`Whisper`](super::model::Whisper) quantizes itself.
-    pub fn quantize_steps(&mut self, kind: Kind) -> Result<(), TchError> {
+    pub fn quantize_steps(&mut self, kind: Kind, compute: Kind) -> Result<(), TchError> {
         self.positional_embedding = self.positional_embedding.f_to_kind(kind)?;
         for block in &mut self.blocks {
             block.attn.ln.convert(kind)?;
@@ -171,8 +184,8 @@ impl DecoderWeights {
             block.cross_attn.query.convert(kind)?;
             block.cross_attn.out.convert(kind)?;
             block.mlp.ln.convert(kind)?;
-            block.mlp.fc1.quantize(kind)?;
-            block.mlp.fc2.quantize(kind)?;
+            block.mlp.fc1.quantize(kind, compute)?;
+            block.mlp.fc2.quantize(kind, compute)?;
         }
         self.ln.convert(kind)
     }
