@@ -2,14 +2,14 @@
 //! the cross-attention keys/values, and one decoder step split into the layers and the
 //! vocabulary projection. The figures behind BENCHMARKS.md's per-step numbers.
 //!
-//! `cargo run --release --example decoder_step -- [f32|bf16] [MODEL_DIR]` (default: bf16 and the
+//! `cargo run --release --example decoder_step -- [f32|f32i8|bf16] [MODEL_DIR]` (default: bf16 and the
 //! installed `base`); 2 threads, three rounds of 20 steps on `tests/fixtures/clips/en_kal.wav`.
 
 use std::path::PathBuf;
 use std::time::Instant;
 use tch::{Kind, Tensor};
 use whisper_dictation::audio::wav::read_wav_16k;
-use whisper_dictation::whisper::{mel, Engine, LoadOptions};
+use whisper_dictation::whisper::{mel, Engine, LoadOptions, StepWeights};
 
 const STEPS: i64 = 20;
 
@@ -17,9 +17,10 @@ fn main() -> anyhow::Result<()> {
     whisper_dictation::platform::prefer_sleeping_compute_threads();
     tch::set_num_threads(2);
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let kind = match args.first().map(String::as_str) {
-        Some("f32") => Kind::Float,
-        _ => Kind::BFloat16,
+    let (kind, steps) = match args.first().map(String::as_str) {
+        Some("f32") => (Kind::Float, StepWeights::Float),
+        Some("f32i8") => (Kind::Float, StepWeights::Int8),
+        _ => (Kind::BFloat16, StepWeights::Int8),
     };
     let dir = args.get(1).map(PathBuf::from).unwrap_or_else(|| {
         whisper_dictation::paths::models_dir()
@@ -31,6 +32,7 @@ fn main() -> anyhow::Result<()> {
         &dir,
         &LoadOptions {
             kind,
+            steps,
             ..LoadOptions::default()
         },
     )?;

@@ -79,8 +79,8 @@ impl CacheLayout {
 /// A loaded Whisper model: immutable weights on one device, in one floating-point kind, except
 /// on the CPU with int8 step weights ([`StepWeights::Int8`]; float32: the float32 layout, for
 /// CPUs without native bf16, e.g. an M1's: everything float32 but the token table and the
-/// decoder's MLPs, int8 rows multiplied in float32) and bfloat16 on the CPU, which is a mixed
-/// layout. The encoder and the cross-attention key/value
+/// decoder's MLPs and attention projections, int8 rows) and bfloat16 on the CPU, which is a
+/// mixed layout. The encoder and the cross-attention key/value
 /// projection (products over all 1500 audio positions) are bf16, about twice as fast as float32
 /// on AVX-512 BF16. A decoder step multiplies one row by every other decoder weight and by the
 /// 51865-row token table, which is bound by memory traffic, and single-row bf16 products are
@@ -116,10 +116,15 @@ const PADDING_MARGIN_POSITIONS: i64 = 50;
 /// libtorch keeps kernels set up per shape (oneDNN's primitive cache and more), ~3.4 MB each
 /// for `base`. Measured over 60 transcriptions of distinct lengths from 5 to 27 s: resident
 /// memory grew from 305 to 497 MB with a shape per length, 305 to 363 MB in steps of 64
-/// positions; whole windows stay at 271 MB. In steps of 128 a model has at most 10 shapes; at
-/// most 127 positions more to compute (none for audio up to the primer's length).
+/// positions; whole windows stay at 271 MB. In steps of 128 (after the first
+/// [`FINE_POSITION_STEPS`]) a model has at most 12 shapes.
 const POSITION_STEP: i64 = 128;
 
+/// The first steps past the primer's positions are half as long (1.28 s): most dictations end
+/// there (4.5–10 s), and a dictation just longer than the primer (4.6–5.1 s, half the
+/// benchmark's clips) computed 403 positions instead of 339 with whole steps, 30 ms more of a
+/// ~0.35 s transcription on a CPU without native bf16. Two shapes more (~7 MB).
+const FINE_POSITION_STEPS: i64 = 4;
 /// The encoder's states in a window holding the primer's speech and then padding, for
 /// [`Whisper::encode_audio_while`]. Only the positions that can be taken from here are kept:
 /// from `first` on.
@@ -144,7 +149,14 @@ impl PrimedPadding {
     fn positions_for(&self, audio_frames: usize) -> i64 {
         let needed = (audio_frames.div_ceil(2) as i64).max(self.floor) + PADDING_MARGIN_POSITIONS;
         let beyond_first = (needed - self.first).max(0) as u64;
-        self.first + beyond_first.next_multiple_of(POSITION_STEP as u64) as i64
+        let fine = (POSITION_STEP / 2) as u64;
+        let fine_span = fine * FINE_POSITION_STEPS as u64;
+        let beyond = if beyond_first <= fine_span {
+            beyond_first.next_multiple_of(fine)
+        } else {
+            fine_span + (beyond_first - fine_span).next_multiple_of(POSITION_STEP as u64)
+        };
+        self.first + beyond as i64
     }
 
     /// The rows of `kept` (a tensor of positions `first..` along `dim`) from position `from` on.
@@ -256,18 +268,17 @@ impl Whisper {
     ) -> Result<Self> {
         let table = std::mem::replace(&mut weights.decoder.token_embedding, Tensor::new());
         let decoder_kind = decoder_kind_for(device, kind);
-        let int8_compute = int8_compute_for(device, kind, steps);
-        if let Some(compute) = int8_compute {
+        let int8_steps = int8_steps_for(device, kind, steps);
+        if int8_steps {
             weights
                 .decoder
-                .quantize_steps(decoder_kind, compute)
+                .quantize_steps(decoder_kind, kind == Kind::Float)
                 .stage("decoder layers to int8")?;
         }
-        let table = match int8_compute {
-            Some(compute) if Int8Rows::fits(&table) => {
-                Weight::Int8(Int8Rows::quantize(&table, compute).stage("token embedding to int8")?)
-            }
-            _ => Weight::Float(table),
+        let table = if int8_steps && Int8Rows::fits(&table) {
+            Weight::Int8(Int8Rows::quantize(&table).stage("token embedding to int8")?)
+        } else {
+            Weight::Float(table)
         };
         let gemm = Gemm::for_device(device, kind);
         Ok(Self {
@@ -694,15 +705,14 @@ pub fn decoder_kind_for(device: Device, kind: Kind) -> Kind {
     }
 }
 
-/// The kind int8 step weights are multiplied in, for a model of `kind` on `device` asked for
-/// `steps`; `None`: the step weights stay floating point. Only the CPU quantizes: bfloat16
-/// always (its single-row bf16 products are slow), float32 when asked (the app's layout on
-/// CPUs without native bf16), multiplied in float32 there so nothing depends on bf16.
-pub fn int8_compute_for(device: Device, kind: Kind, steps: StepWeights) -> Option<Kind> {
+/// Whether a model of `kind` on `device` asked for `steps` stores its step weights as int8
+/// rows. Only the CPU does: bfloat16 always (its single-row bf16 products are slow), float32
+/// when asked (the app's layout on CPUs without native bf16).
+pub fn int8_steps_for(device: Device, kind: Kind, steps: StepWeights) -> bool {
     match (device, kind, steps) {
-        (Device::Cpu, Kind::BFloat16, _) => Some(Kind::BFloat16),
-        (Device::Cpu, Kind::Float, StepWeights::Int8) => Some(Kind::Float),
-        _ => None,
+        (Device::Cpu, Kind::BFloat16, _) => true,
+        (Device::Cpu, Kind::Float, StepWeights::Int8) => true,
+        _ => false,
     }
 }
 
@@ -979,19 +989,36 @@ mod tests {
         assert_eq!(primed.positions_for(0), 274);
         assert_eq!(primed.positions_for(418), 274);
         assert_eq!(primed.positions_for(448), 274);
-        // Longer: the audio's and the margin, rounded up to a whole step past `first`.
-        assert_eq!(primed.positions_for(450), 274 + 128);
-        assert_eq!(primed.positions_for(512), 274 + 128);
-        assert_eq!(primed.positions_for(1000), 274 + 3 * 128);
+        // Longer: the audio's and the margin, rounded up to a half step past `first` for the
+        // first four, then to whole steps.
+        assert_eq!(primed.positions_for(450), 274 + 64);
+        assert_eq!(primed.positions_for(576), 274 + 64);
+        assert_eq!(primed.positions_for(578), 274 + 128);
+        assert_eq!(primed.positions_for(960), 274 + 4 * 64);
+        assert_eq!(primed.positions_for(962), 274 + 4 * 64 + 128);
+        assert_eq!(primed.positions_for(1500), 274 + 4 * 64 + 3 * 128);
         let shapes: std::collections::BTreeSet<i64> = (0..=3000)
             .map(|frames| primed.positions_for(frames))
             .filter(|&positions| positions < 1500)
             .collect();
-        assert_eq!(shapes.len(), 10, "{shapes:?}");
+        assert_eq!(shapes.len(), 12, "{shapes:?}");
         for frames in 0..=3000 {
             let positions = primed.positions_for(frames);
             assert!(positions >= frames.div_ceil(2) as i64 + PADDING_MARGIN_POSITIONS);
         }
+    }
+
+    #[test]
+    fn only_the_cpu_stores_int8_step_weights_and_bfloat16_always_does() {
+        use super::StepWeights::{Float, Int8};
+        assert!(int8_steps_for(Device::Cpu, Kind::BFloat16, Float));
+        assert!(int8_steps_for(Device::Cpu, Kind::Float, Int8));
+        assert!(
+            !int8_steps_for(Device::Cpu, Kind::Float, Float),
+            "the reference layout"
+        );
+        assert!(!int8_steps_for(Device::Cuda(0), Kind::Float, Int8));
+        assert!(!int8_steps_for(Device::Mps, Kind::BFloat16, Int8));
     }
 
     #[test]

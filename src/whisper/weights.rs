@@ -18,8 +18,9 @@ pub enum StepWeights {
     #[default]
     Float,
     /// As int8 rows ([`Int8Rows`]): a quarter of float32's bytes to read per step, a step
-    /// about twice as fast, and words unchanged on the project's clips (BENCHMARKS.md). The
-    /// app's layout on the CPU; bfloat16 on the CPU always uses it. Other devices ignore it.
+    /// about twice as fast, and English words unchanged on the project's clips (BENCHMARKS.md).
+    /// The app's layout on the CPU; bfloat16 on the CPU always uses it. Other devices ignore
+    /// it.
     Int8,
 }
 
@@ -138,12 +139,12 @@ impl Linear {
         self.convert_bias(kind)
     }
 
-    /// Stores the weight as int8 rows multiplied in `compute` where it
-    /// [fits](Int8Rows::fits), else in `kind`; the bias goes to `kind`.
-    fn quantize(&mut self, kind: Kind, compute: Kind) -> Result<(), TchError> {
+    /// Stores the weight as int8 rows where it [fits](Int8Rows::fits), else in `kind`; the
+    /// bias goes to `kind`.
+    fn quantize(&mut self, kind: Kind) -> Result<(), TchError> {
         if let Weight::Float(weight) = &self.weight {
             self.weight = if Int8Rows::fits(weight) {
-                Weight::Int8(Int8Rows::quantize(weight, compute)?)
+                Weight::Int8(Int8Rows::quantize(weight)?)
             } else {
                 Weight::Float(weight.f_to_kind(kind)?)
             };
@@ -169,23 +170,37 @@ impl LayerNorm {
 
 impl DecoderWeights {
     /// The CPU's decoder steps: the MLP's two layers (60 % of a step's weights) become int8
-    /// rows multiplied in `compute` (see [`Int8Rows`]); the attention layers, layer norms and
-    /// positions go to `kind` (the steps' activations). Int8 attention layers too would make a step another ~30 % faster but change
-    /// words on Polish (BENCHMARKS.md). The cross-attention key/value projection, run once per
-    /// window over all audio positions, keeps its kind; so does the token embedding, which
-    /// [`Whisper`](super::model::Whisper) quantizes itself.
-    pub fn quantize_steps(&mut self, kind: Kind, compute: Kind) -> Result<(), TchError> {
+    /// rows, and with `attention` the attention projections too (self-attention q/k/v and
+    /// output, cross-attention query and output: the other 40 %); the rest (layer norms,
+    /// positions, attention layers left out) goes to `kind` (the steps' activations).
+    ///
+    /// The float32 layout (CPUs without native bf16) quantizes the attention too: a `base` step
+    /// 9 → 6 ms and 28 MB less, English words unchanged, the Polish boundary clip two words
+    /// apart (BENCHMARKS.md). The bf16 layout keeps its attention in float32: its words were
+    /// measured that way on CPUs with native bf16, where its steps are fast enough.
+    /// The cross-attention key/value projection, run once per window over all audio positions,
+    /// keeps its kind; so does the token embedding, which [`Whisper`](super::model::Whisper)
+    /// quantizes itself.
+    pub fn quantize_steps(&mut self, kind: Kind, attention: bool) -> Result<(), TchError> {
         self.positional_embedding = self.positional_embedding.f_to_kind(kind)?;
         for block in &mut self.blocks {
             block.attn.ln.convert(kind)?;
-            block.attn.qkv.convert(kind)?;
-            block.attn.out.convert(kind)?;
             block.cross_attn.ln.convert(kind)?;
-            block.cross_attn.query.convert(kind)?;
-            block.cross_attn.out.convert(kind)?;
             block.mlp.ln.convert(kind)?;
-            block.mlp.fc1.quantize(kind, compute)?;
-            block.mlp.fc2.quantize(kind, compute)?;
+            for layer in [
+                &mut block.attn.qkv,
+                &mut block.attn.out,
+                &mut block.cross_attn.query,
+                &mut block.cross_attn.out,
+            ] {
+                if attention {
+                    layer.quantize(kind)?;
+                } else {
+                    layer.convert(kind)?;
+                }
+            }
+            block.mlp.fc1.quantize(kind)?;
+            block.mlp.fc2.quantize(kind)?;
         }
         self.ln.convert(kind)
     }
