@@ -5,7 +5,7 @@
 //! user still gets the text. A GPU whose backoff has expired is tried again on a later call.
 
 use crate::device::errors::Decision;
-use crate::device::manager::DeviceManager;
+use crate::device::manager::{DeviceManager, ManagerConfig};
 use crate::device::tuning::{candidates, fastest, CachedChoice, OptimizationLevel, TuningCache};
 use crate::device::workload::{dictation_workloads, score, WorkloadTime};
 use crate::device::{DeviceKind, Operation};
@@ -193,7 +193,7 @@ fn load_on(
     let opts = LoadOptions {
         device: manager.backend(kind).device,
         kind: precision,
-        steps: step_weights_at(manager.config().optimization),
+        steps: step_weights_for(manager.config()),
     };
     match Engine::load(model_dir, &opts) {
         Ok(engine) => {
@@ -211,11 +211,19 @@ fn load_on(
     }
 }
 
-/// The decoder's step weights at optimisation `level` (used on the CPU only): exact float at
-/// level 0, the reference's numbers; int8 rows from level 1 on, the app's, whether the CPU
-/// has native bf16 or not (BENCHMARKS.md: a step about twice as fast, words unchanged on the
-/// English clips).
-pub fn step_weights_at(level: OptimizationLevel) -> StepWeights {
+/// The decoder's step weights on the CPU (other devices ignore them): exact float at level 0,
+/// the reference's numbers, and where the person named float32 (`cpu_precision: "f32"`,
+/// `--precision f32`); otherwise int8 rows from level 1 on, the app's layout, whether the CPU
+/// has native bf16 or not (BENCHMARKS.md: a step two to three times as fast, English words
+/// unchanged).
+pub fn step_weights_for(config: &ManagerConfig) -> StepWeights {
+    if config.cpu_precision == Some(Kind::Float) {
+        return StepWeights::Float;
+    }
+    step_weights_at(config.optimization)
+}
+
+fn step_weights_at(level: OptimizationLevel) -> StepWeights {
     if level >= OptimizationLevel::Hardware {
         StepWeights::Int8
     } else {
@@ -353,5 +361,25 @@ pub fn padding_on(device: DeviceKind, wanted: PaddingEncoding) -> PaddingEncodin
     match device {
         DeviceKind::Cpu => wanted,
         _ => PaddingEncoding::Full,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cpu_decoder_is_int8_from_level_one_unless_float32_was_named() {
+        let mut config = ManagerConfig::new(std::path::PathBuf::from("/nonexistent"));
+        assert_eq!(step_weights_for(&config), StepWeights::Float, "level 0");
+        config.optimization = OptimizationLevel::Hardware;
+        assert_eq!(step_weights_for(&config), StepWeights::Int8);
+        config.cpu_precision = Some(Kind::BFloat16);
+        assert_eq!(step_weights_for(&config), StepWeights::Int8);
+        config.cpu_precision = Some(Kind::Float);
+        assert_eq!(step_weights_for(&config), StepWeights::Float, "f32 named");
+        config.cpu_precision = None;
+        config.optimization = OptimizationLevel::Benchmarked;
+        assert_eq!(step_weights_for(&config), StepWeights::Int8);
     }
 }

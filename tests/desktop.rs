@@ -184,6 +184,44 @@ fn dictate(
     done
 }
 
+/// Variable naming how many more dictations the app started as users start it takes before
+/// the rest of the test (0 by default): `WHISPER_DICTATION_DESKTOP_DICTATIONS=50 cargo test
+/// --release --test desktop -- --nocapture` shows its resident size after every tenth, when it
+/// has gone idle (BENCHMARKS.md, "Every CPU").
+const MORE_DICTATIONS_ENV: &str = "WHISPER_DICTATION_DESKTOP_DICTATIONS";
+
+/// The dictations [`MORE_DICTATIONS_ENV`] asks for, over the English test clips in turn, each
+/// checked to give text; prints the resident size 1 s after every tenth (the worker hands
+/// freed memory back when it goes idle) and the median key-up → pasted.
+fn more_dictations_for_memory(desktop: &Desktop, app: &mut AppProcess) {
+    let count: usize = std::env::var(MORE_DICTATIONS_ENV)
+        .ok()
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0);
+    let clips = [
+        "en_kal.wav",
+        "en_slt.wav",
+        "en_awb.wav",
+        "en_rms.wav",
+        "en_espeak.wav",
+    ];
+    let mut pasted_ms = Vec::with_capacity(count);
+    for n in 1..=count {
+        let done = dictate(desktop, app, &clip(clips[n % clips.len()]), || {});
+        assert!(!done.text.trim().is_empty(), "dictation {n} gave no text");
+        pasted_ms.push(done.key_up_to_pasted_ms);
+        if n % 10 == 0 || n == count {
+            thread::sleep(Duration::from_secs(1));
+            pasted_ms.sort_unstable();
+            println!(
+                "after {n} more dictations: resident {} MB when idle, key-up → pasted median {} ms",
+                resident_mb(app.pid()),
+                pasted_ms[pasted_ms.len() / 2]
+            );
+        }
+    }
+}
+
 /// Copies the WAV `from` to `to` without the digital silence at its end.
 fn write_without_trailing_silence(from: &Path, to: &Path) {
     let mut reader = hound::WavReader::open(from).unwrap_or_else(|e| panic!("{e}"));
@@ -254,6 +292,12 @@ fn dictation_on_a_real_desktop() {
         "desktop {} up; screenshots and logs in {}",
         desktop.display(),
         out.display()
+    );
+    // The app's CPU layout follows it (bf16, or float32 with int8 decoder weights); the
+    // figures below are for this class.
+    println!(
+        "CPU: {}",
+        whisper_dictation::device::cpu_class::CpuClass::detect()
     );
 
     // (a) The app starts and becomes ready; a second instance refuses to start.
@@ -448,6 +492,7 @@ fn dictation_on_a_real_desktop() {
         "the text box after the CPU fallback",
     );
     assert_eq!(done.output, "paste");
+    more_dictations_for_memory(&desktop, &mut app);
 
     // (g) The microphone disappears mid-recording (its PulseAudio sink is unloaded, as when a
     // USB microphone is pulled out): a notification says so and the app keeps answering.

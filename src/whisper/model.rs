@@ -275,6 +275,18 @@ impl Whisper {
                 .quantize_steps(decoder_kind, kind == Kind::Float)
                 .stage("decoder layers to int8")?;
         }
+        if int8_steps && kind == Kind::Float {
+            // The float32 layout is the memory-bound one: its products over many rows read
+            // their weights from float16 where that is exact.
+            weights
+                .encoder
+                .store_half_where_exact()
+                .stage("encoder layers to float16 storage")?;
+            weights
+                .decoder
+                .store_cross_kv_half_where_exact()
+                .stage("cross-attention keys/values to float16 storage")?;
+        }
         let table = if int8_steps && Int8Rows::fits(&table) {
             Weight::Int8(Int8Rows::quantize(&table).stage("token embedding to int8")?)
         } else {
@@ -776,7 +788,9 @@ impl TokenEmbedding {
     /// Rows `[ids.len(), d]` for token ids, in `kind`.
     fn lookup(&self, ids: &Tensor, kind: Kind) -> std::result::Result<Tensor, TchError> {
         match &self.table {
-            Weight::Float(table) => table.f_index_select(0, ids)?.f_to_kind(kind),
+            Weight::Float(table) | Weight::Half(table) => {
+                table.f_index_select(0, ids)?.f_to_kind(kind)
+            }
             Weight::Int8(table) => table.rows(ids, kind),
         }
     }
@@ -785,6 +799,9 @@ impl TokenEmbedding {
     fn project(&self, hidden: &Tensor) -> std::result::Result<Tensor, TchError> {
         match &self.table {
             Weight::Float(table) => self.gemm.linear(hidden, table, None),
+            Weight::Half(table) => self
+                .gemm
+                .linear(hidden, &table.f_to_kind(hidden.kind())?, None),
             Weight::Int8(table) => table.matmul(hidden),
         }
     }
@@ -798,6 +815,9 @@ fn conv1d(x: &Tensor, conv: &Conv1d, stride: i64) -> Result<Tensor> {
 fn linear(gemm: Gemm, x: &Tensor, layer: &Linear, stage: &'static str) -> Result<Tensor> {
     match &layer.weight {
         Weight::Float(weight) => gemm.linear(x, weight, layer.bias.as_ref()),
+        Weight::Half(weight) => weight
+            .f_to_kind(x.kind())
+            .and_then(|weight| gemm.linear(x, &weight, layer.bias.as_ref())),
         Weight::Int8(weight) => weight.matmul(x).and_then(|y| match &layer.bias {
             Some(bias) => y.f_add(bias),
             None => Ok(y),
