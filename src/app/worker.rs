@@ -457,13 +457,14 @@ fn emit_notices(emit: &dyn Fn(WorkerEvent), transcriber: &mut Transcriber) {
     }
 }
 
-/// The optimisation level the app runs at, at least: level 1 computes in bfloat16 on CPUs with
-/// native bf16 instructions (AVX-512 BF16, AMX), in the CPU's mixed layout (encoder bf16; token
-/// table and decoder MLPs int8 rows; the rest of the decoder float32: `whisper::model`).
-/// Measured on the project's clips: the same words as float32 (equal WER on every clip), ~100 MB
-/// less resident memory with `base`, ~40 % faster (BENCHMARKS.md). The command line keeps
-/// level 0 (the reference's float32 numbers) unless asked; `cpu_precision: "f32"` in the settings
-/// keeps the app on float32.
+/// The optimisation level the app runs at, at least: level 1 is the CPU's fast layout for its
+/// class (`whisper::model`): on CPUs with native bf16 (AVX-512 BF16, AMX, Arm BF16) the encoder
+/// in bf16, the token table and decoder MLPs int8 rows, the rest of the decoder float32; on the
+/// others (an M1, AVX2) float32 with the decoder's step weights int8 rows and the encoder's
+/// weights stored as float16 where exact. Measured on the project's clips: the English words of
+/// float32, about a third of faster-whisper's time, ~130 MB less resident memory with `base`
+/// (BENCHMARKS.md). The command line keeps level 0 (the reference's float32 numbers) unless
+/// asked; `cpu_precision: "f32"` in the settings keeps the app on exact float32.
 pub const APP_MIN_OPTIMIZATION: u8 = 1;
 
 fn open_manager(request: &ModelRequest) -> Result<DeviceManager, String> {

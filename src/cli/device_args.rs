@@ -18,8 +18,9 @@ pub struct DeviceArgs {
     /// GPUs). Default: the cpu_precision / gpu_precision setting, else by --optimize.
     #[arg(long, value_enum)]
     precision: Option<Precision>,
-    /// Optimisation level: 0 safe (reference precision), 1 hardware-specific (bf16 on CPUs
-    /// with native bfloat16), 2 benchmark-guided. Default: the setting, else 0.
+    /// Optimisation level: 0 safe (reference precision), 1 hardware-specific (the app's CPU
+    /// layout: int8 decoder weights, and bf16 on CPUs with native bfloat16), 2
+    /// benchmark-guided. Default: the setting, else 0 (at least 1 with transcribe --as-app).
     #[arg(long, value_parser = clap::value_parser!(u8).range(0..=2))]
     optimize: Option<u8>,
     /// CPU threads for libtorch (default: all cores).
@@ -38,7 +39,14 @@ enum Precision {
 }
 
 impl DeviceArgs {
+    /// The manager for these options.
     pub fn manager(&self) -> anyhow::Result<DeviceManager> {
+        self.manager_at_least(0)
+    }
+
+    /// The manager for these options, at optimisation level `min_optimize` or more (the
+    /// app's level for `transcribe --as-app`).
+    pub fn manager_at_least(&self, min_optimize: u8) -> anyhow::Result<DeviceManager> {
         if let Some(threads) = self.threads {
             tch::set_num_threads(i32::from(threads));
         }
@@ -54,7 +62,7 @@ impl DeviceArgs {
                 Precision::F16 => tch::Kind::Half,
                 Precision::Bf16 => tch::Kind::BFloat16,
             }),
-            optimize: self.optimize,
+            optimize: Some(self.optimize.unwrap_or(settings.optimize).max(min_optimize)),
             ui_lang: self.ui_lang.clone(),
         };
         let config = manager_config(

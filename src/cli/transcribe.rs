@@ -43,7 +43,8 @@ pub struct TranscribeArgs {
     #[arg(long)]
     no_fallback: bool,
     /// Decode as the dictation app does: keep a window's best attempt or nothing, at most 8
-    /// tokens per second of audio, fallback attempts time-limited (OpenAI's rules otherwise).
+    /// tokens per second of audio, fallback attempts time-limited (OpenAI's rules otherwise),
+    /// in the app's CPU layout (--optimize 1 at least).
     #[arg(long)]
     as_app: bool,
     /// How audio of up to 30 s is encoded: exact (Whisper's whole 30 s window, the reference)
@@ -117,7 +118,13 @@ pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
         inputs.push((file, samples, started.elapsed()));
     }
     let model_dir = paths::resolve_model(&args.model)?;
-    let manager = args.device.manager()?;
+    // `--as-app` computes in the app's CPU layout too.
+    let min_optimize = if args.as_app {
+        whisper_dictation::app::worker::APP_MIN_OPTIMIZATION
+    } else {
+        0
+    };
+    let manager = args.device.manager_at_least(min_optimize)?;
     let loaded = Transcriber::load(&model_dir, manager);
     let mut transcriber =
         loaded.with_context(|| format!("cannot load the model in {}", model_dir.display()))?;

@@ -1,8 +1,9 @@
 //! Per-device settings and the optimisation levels of the platform design:
 //! - level 0, safe: f32 everywhere (the reference's numbers), cuDNN's autotuner on CUDA (same
 //!   numbers, faster kernels);
-//! - level 1, hardware-specific: also bfloat16 on CPUs that compute it natively (AVX-512 BF16,
-//!   Arm BF16). TF32 on Ampere CUDA would belong here, but tch exposes no switch for it. GPUs
+//! - level 1, hardware-specific: on the CPU, int8 rows for the decoder's memory-bound step
+//!   weights (chosen in `transcriber`), and bfloat16 on CPUs that compute it natively (AVX-512
+//!   BF16, AMX, Arm BF16; `cpu_class` says which, and what capped it). TF32 on Ampere CUDA would belong here, but tch exposes no switch for it. GPUs
 //!   stay on f32: half precision was measured up to 17x slower on real decoding on an H100
 //!   (cuDNN re-plans attention for every new key length), so it must earn its place at level 2;
 //! - level 2, benchmark-guided: time the candidate settings (precision × thread count; float16
