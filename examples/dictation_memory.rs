@@ -13,8 +13,10 @@
 //! `ONEDNN_MAX_CPU_ISA=AVX2` or `ATEN_CPU_CAPABILITY=avx2` make a bf16 machine behave as one
 //! without. State (device history, recordings) goes to a temporary folder.
 
+#[path = "support/resident.rs"]
+mod resident;
+
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::mpsc;
 use std::time::Duration;
 use whisper_dictation::app::worker::{
@@ -44,7 +46,11 @@ fn main() -> anyhow::Result<()> {
         let _ = tx.send(event);
     })?;
     println!("CPU: {}", CpuClass::detect());
-    println!("pid {} model {model}: start {}", std::process::id(), rss());
+    println!(
+        "pid {} model {model}: start {}",
+        std::process::id(),
+        resident::rss()
+    );
 
     let settings = Settings {
         model: model.clone(),
@@ -56,7 +62,7 @@ fn main() -> anyhow::Result<()> {
     loop {
         match rx.recv_timeout(WAIT)? {
             WorkerEvent::Ready { device, .. } => {
-                println!("ready on {}: {}", device.name(), rss());
+                println!("ready on {}: {}", device.name(), resident::rss());
                 break;
             }
             WorkerEvent::LoadFailed { message, .. } => anyhow::bail!("{model}: {message}"),
@@ -103,7 +109,7 @@ fn main() -> anyhow::Result<()> {
             println!(
                 "after {:>3} dictations ({texts} with text): {} | engine median {:.3} s",
                 id + 1,
-                rss(),
+                resident::rss(),
                 sorted[sorted.len() / 2].as_secs_f64()
             );
         }
@@ -138,19 +144,4 @@ fn dictation(clips: &[Vec<f32>], n: usize) -> Vec<f32> {
         .flat_map(|i| clips[(n + i) % clips.len()].iter().copied())
         .take(samples)
         .collect()
-}
-
-/// Resident memory in MB, from `ps` (kB).
-fn rss() -> String {
-    Command::new("ps")
-        .args(["-o", "rss=", "-p", &std::process::id().to_string()])
-        .output()
-        .ok()
-        .and_then(|out| {
-            String::from_utf8_lossy(&out.stdout)
-                .trim()
-                .parse::<u64>()
-                .ok()
-        })
-        .map_or_else(|| "?".to_string(), |kb| format!("{} MB", kb / 1024))
 }

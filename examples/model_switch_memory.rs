@@ -12,6 +12,9 @@
 //! too (docs/M1_SETUP.md, "Memory after switching models"). State (device history, probe cache)
 //! goes to a temporary folder, so the user's own is untouched.
 
+#[path = "support/resident.rs"]
+mod resident;
+
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::mpsc;
@@ -75,7 +78,7 @@ fn main() -> anyhow::Result<()> {
         "(start)",
         "-",
         "-",
-        rss(),
+        resident::rss(),
         footprint()
     );
     for model in &models {
@@ -100,7 +103,7 @@ fn main() -> anyhow::Result<()> {
             model,
             on,
             started.elapsed().as_secs_f32(),
-            rss(),
+            resident::rss(),
             footprint()
         );
     }
@@ -110,22 +113,6 @@ fn main() -> anyhow::Result<()> {
 
 fn own_pid() -> PathBuf {
     PathBuf::from(std::process::id().to_string())
-}
-
-/// Resident memory in MB, from `ps` (kB).
-fn rss() -> String {
-    Command::new("ps")
-        .args(["-o", "rss=", "-p"])
-        .arg(own_pid())
-        .output()
-        .ok()
-        .and_then(|out| {
-            String::from_utf8_lossy(&out.stdout)
-                .trim()
-                .parse::<u64>()
-                .ok()
-        })
-        .map_or_else(|| "?".to_string(), |kb| format!("{} MB", kb / 1024))
 }
 
 /// macOS's physical footprint (GPU buffers included), from `footprint`'s summary line; empty

@@ -10,6 +10,7 @@ pub mod hf;
 pub mod loader;
 pub mod mel;
 pub mod model;
+pub mod padding;
 pub mod params;
 pub mod primer;
 pub mod quant;

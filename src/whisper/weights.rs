@@ -251,3 +251,32 @@ impl DecoderWeights {
         self.ln.convert(kind)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tch::Device;
+
+    #[test]
+    fn float16_storage_is_used_only_where_it_keeps_every_value() {
+        // Values of a float16 checkpoint widened to float32: stored as float16, same numbers.
+        let exact = (Tensor::randn([8, 64], (Kind::Float, Device::Cpu)) * 0.05)
+            .to_kind(Kind::Half)
+            .to_kind(Kind::Float);
+        let mut weight = Weight::Float(exact.copy());
+        weight.store_half_where_exact().unwrap();
+        match &weight {
+            Weight::Half(half) => assert!(half.to_kind(Kind::Float).equal(&exact)),
+            other => panic!("expected float16 storage, got {other:?}"),
+        }
+        assert!(weight.float().is_none());
+        // Float32 values float16 would round stay float32.
+        let mut weight = Weight::Float(Tensor::from_slice(&[0.1f32, 1.0 / 3.0]).view([1, 2]));
+        weight.store_half_where_exact().unwrap();
+        assert!(matches!(weight, Weight::Float(_)));
+        // Another kind is left alone.
+        let mut weight = Weight::Float(exact.to_kind(Kind::BFloat16));
+        weight.store_half_where_exact().unwrap();
+        assert!(matches!(weight, Weight::Float(_)));
+    }
+}
