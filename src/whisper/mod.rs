@@ -6,6 +6,7 @@ pub mod ct2;
 pub mod decode;
 pub mod dims;
 pub mod engine;
+pub mod gemm;
 pub mod hf;
 pub mod loader;
 pub mod mel;
