@@ -677,11 +677,18 @@ fn without_a_gpu_only_the_cpu_is_listed_and_used() {
 
     let table = Run::new(state.command(&[]).arg("devices").output().unwrap());
     table.assert_success();
-    let first: Vec<&str> = table.stdout.lines().take(3).collect();
+    let first: Vec<&str> = table.stdout.lines().take(4).collect();
+    let cpu_class = report["cpu_class"].as_str().unwrap();
+    assert!(cpu_class.contains("bf16"), "{cpu_class}");
     assert_eq!(
         first,
         [
             format!("libtorch {}", report["libtorch"].as_str().unwrap()).as_str(),
+            format!(
+                "CPU: {cpu_class}; the app computes there in {}",
+                report["cpu_layout"].as_str().unwrap()
+            )
+            .as_str(),
             "cpu — CPU",
             "model placement: cpu (no usable GPU)"
         ]

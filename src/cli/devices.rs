@@ -6,6 +6,7 @@
 use super::device_args::{print_notices, DeviceArgs};
 use clap::Args;
 use serde::Serialize;
+use whisper_dictation::device::cpu_class::CpuClass;
 use whisper_dictation::device::history::{now_unix, Outcome};
 use whisper_dictation::device::policy::{Reason, MODEL_OPERATIONS};
 use whisper_dictation::device::probe::{probe_child_main, ProbeReport};
@@ -46,6 +47,9 @@ struct OperationReport {
 struct Report {
     /// The libtorch this process loaded (e.g. "2.13.0", "2.13.0+cu130").
     libtorch: String,
+    /// The CPU's class (native bf16 or not, and what capped it) and the app's layout for it.
+    cpu_class: String,
+    cpu_layout: &'static str,
     devices: Vec<DeviceReport>,
     placement: DeviceKind,
     reason: String,
@@ -93,8 +97,11 @@ pub fn run(args: DevicesArgs) -> anyhow::Result<()> {
                 .map(|at| at - now),
         });
     }
+    let cpu = CpuClass::detect();
     let report = Report {
         libtorch: whisper_dictation::device::backend::libtorch_version(),
+        cpu_class: cpu.to_string(),
+        cpu_layout: cpu.app_layout(),
         devices,
         placement: placement.kind,
         reason: describe(&placement.reason),
@@ -136,6 +143,10 @@ fn describe(reason: &Reason) -> String {
 
 fn print_table(report: &Report) {
     println!("libtorch {}", report.libtorch);
+    println!(
+        "CPU: {}; the app computes there in {}",
+        report.cpu_class, report.cpu_layout
+    );
     for d in &report.devices {
         let sim = if d.simulated { " (simulated)" } else { "" };
         println!("{} — {}{}", d.kind, d.name, sim);

@@ -105,6 +105,17 @@ impl CpuClass {
     }
 }
 
+impl CpuClass {
+    /// The app's CPU layout for this class, in a few words (`whisper::model` has the details).
+    pub fn app_layout(&self) -> &'static str {
+        if self.native_bf16 {
+            "bf16 encoder, int8 token table and decoder MLPs, float32 elsewhere"
+        } else {
+            "float32, int8 decoder weights, encoder weights stored as float16 where exact"
+        }
+    }
+}
+
 impl fmt::Display for CpuClass {
     /// "native bf16", "no native bf16", "no native bf16 (capped by ONEDNN_MAX_CPU_ISA=AVX2)".
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -114,8 +125,14 @@ impl fmt::Display for CpuClass {
             "no native bf16"
         })?;
         match &self.cap {
-            Some(cap) if self.hardware_bf16 != self.native_bf16 => {
+            Some(cap) if self.hardware_bf16 && !self.native_bf16 => {
                 write!(f, " (hardware has it; capped by {cap})")
+            }
+            Some(cap) if self.native_bf16 && !self.hardware_bf16 => {
+                write!(
+                    f,
+                    " (forced by {cap}; the hardware lacks it: emulated, slowly)"
+                )
             }
             Some(cap) => write!(f, " ({cap})"),
             None => Ok(()),
@@ -163,6 +180,14 @@ mod tests {
     }
 
     #[test]
+    fn each_class_names_its_layout() {
+        assert!(class(true, &[]).app_layout().starts_with("bf16"));
+        assert!(class(true, &[(CPU_BF16_ENV, "0")])
+            .app_layout()
+            .starts_with("float32"));
+    }
+
+    #[test]
     fn the_apps_own_variable_wins_both_ways() {
         let off = class(true, &[(CPU_BF16_ENV, "0")]);
         assert!(!off.native_bf16);
@@ -172,6 +197,11 @@ mod tests {
         );
         let on = class(false, &[(CPU_BF16_ENV, "yes"), (ONEDNN_ISA_ENV, "AVX2")]);
         assert!(on.native_bf16);
+        assert_eq!(
+            on.to_string(),
+            "native bf16 (forced by WHISPER_DICTATION_CPU_BF16=yes; the hardware lacks it: \
+             emulated, slowly)"
+        );
         // Not a switch: ignored, and the caps still apply.
         assert!(!class(true, &[(CPU_BF16_ENV, "maybe"), (ONEDNN_ISA_ENV, "AVX2")]).native_bf16);
         assert!(class(true, &[(CPU_BF16_ENV, " ")]).native_bf16);
