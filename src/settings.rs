@@ -82,11 +82,24 @@ impl Default for Settings {
     }
 }
 
+/// Why settings.json was not taken as written: the whole file (unreadable, not JSON, a newer
+/// schema: every setting is the default) or some fields (invalid values: those are the
+/// default, the rest is kept). The message says which, once.
 #[derive(Debug, thiserror::Error)]
-#[error("{}: {problem}; using the default settings", .path.display())]
+#[error("{}: {problem}{}", .path.display(), if *.whole_file { "; using the default settings" } else { "" })]
 pub struct SettingsWarning {
     pub path: PathBuf,
     pub problem: String,
+    /// Every setting is the default (else only the fields `problem` names).
+    pub whole_file: bool,
+}
+
+impl SettingsWarning {
+    /// The file and the problem, without the consequence (for a notice that says it in the
+    /// UI's language).
+    pub fn file_and_problem(&self) -> String {
+        format!("{}: {}", self.path.display(), self.problem)
+    }
 }
 
 impl Settings {
@@ -99,18 +112,23 @@ impl Settings {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return (Settings::default(), None)
             }
-            Err(e) => return (Settings::default(), Some(warning(&path, e.to_string()))),
+            Err(e) => {
+                return (
+                    Settings::default(),
+                    Some(warning(&path, e.to_string(), true)),
+                )
+            }
         };
         let (settings, bad_fields) = match parse_field_by_field(&text) {
             Ok(parsed) => parsed,
-            Err(problem) => return (Settings::default(), Some(warning(&path, problem))),
+            Err(problem) => return (Settings::default(), Some(warning(&path, problem, true))),
         };
         if settings.schema_version > SCHEMA_VERSION {
             let problem = format!(
                 "schema version {} is newer than this app's",
                 settings.schema_version
             );
-            return (Settings::default(), Some(warning(&path, problem)));
+            return (Settings::default(), Some(warning(&path, problem, true)));
         }
         let problem = (!bad_fields.is_empty()).then(|| {
             format!(
@@ -119,7 +137,7 @@ impl Settings {
                 if bad_fields.len() == 1 { "it" } else { "them" }
             )
         });
-        (settings, problem.map(|p| warning(&path, p)))
+        (settings, problem.map(|p| warning(&path, p, false)))
     }
 
     /// Writes `dir/settings.json` atomically (temp name in the same folder, then rename).
@@ -163,10 +181,11 @@ fn parse_field_by_field(text: &str) -> Result<(Settings, Vec<String>), String> {
     Ok((settings, bad))
 }
 
-fn warning(path: &Path, problem: String) -> SettingsWarning {
+fn warning(path: &Path, problem: String, whole_file: bool) -> SettingsWarning {
     SettingsWarning {
         path: path.to_path_buf(),
         problem,
+        whole_file,
     }
 }
 
@@ -200,16 +219,27 @@ mod tests {
     fn damaged_or_future_files_warn_with_the_path_and_use_defaults() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(SETTINGS_FILE);
-        for bad in [
-            "{broken",
-            r#"{"optimize": "fast"}"#,
-            r#"{"schema_version": 99}"#,
+        for (bad, whole_file) in [
+            ("{broken", true),
+            (r#"{"optimize": "fast"}"#, false),
+            (r#"{"schema_version": 99}"#, true),
         ] {
             std::fs::write(&path, bad).unwrap();
             let (s, w) = Settings::load(dir.path());
             assert_eq!(s, Settings::default());
-            let w = w.expect("a warning").to_string();
+            let w = w.expect("a warning");
+            assert_eq!(w.whole_file, whole_file, "{bad}");
+            assert!(
+                !w.file_and_problem().contains("default settings"),
+                "the consequence is said once, by the notice"
+            );
+            let w = w.to_string();
             assert!(w.contains(SETTINGS_FILE), "{w}");
+            assert_eq!(
+                w.matches("default settings").count(),
+                usize::from(whole_file),
+                "{w}"
+            );
         }
     }
 
@@ -252,11 +282,14 @@ mod tests {
         assert_eq!(s.output, "copy");
         assert_eq!(s.hotkey, "f8");
         assert_eq!(s.max_recording_secs, Settings::default().max_recording_secs);
-        let w = w.expect("a warning").to_string();
+        let w = w.expect("a warning");
+        assert!(!w.whole_file, "the other fields are kept");
+        let w = w.to_string();
         assert!(
             w.contains("max_recording_secs") && w.contains(SETTINGS_FILE),
             "{w}"
         );
+        assert!(!w.contains("using the default settings"), "{w}");
     }
 
     #[test]

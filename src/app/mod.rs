@@ -103,7 +103,8 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
             &notifier,
             lang,
             &Notice::SettingsDamaged {
-                detail: warning.to_string(),
+                detail: warning.file_and_problem(),
+                whole_file: warning.whole_file,
             },
         );
     }

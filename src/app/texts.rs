@@ -306,6 +306,8 @@ pub enum Notice {
     },
     SettingsDamaged {
         detail: String,
+        /// Every setting is the default (else only the fields `detail` names).
+        whole_file: bool,
     },
     SettingsNotSaved {
         detail: String,
@@ -466,18 +468,19 @@ impl Notice {
                     ("Hotkey unavailable".into(), format!("Cannot use the hotkey {hotkey}: {detail}. Change \"hotkey\" in settings.json."))
                 }
             }
-            Notice::SettingsDamaged { detail } => {
-                if pl {
-                    (
-                        "Ustawienia uszkodzone".into(),
-                        format!("{detail}. Używam ustawień domyślnych."),
-                    )
+            Notice::SettingsDamaged { detail, whole_file } => {
+                let consequence = match (pl, whole_file) {
+                    (true, true) => "Używam ustawień domyślnych.",
+                    (true, false) => "Pozostałe ustawienia zachowuję.",
+                    (false, true) => "Using the default settings.",
+                    (false, false) => "The other settings are kept.",
+                };
+                let title = if pl {
+                    "Ustawienia uszkodzone"
                 } else {
-                    (
-                        "Settings damaged".into(),
-                        format!("{detail}. Using the default settings."),
-                    )
-                }
+                    "Settings damaged"
+                };
+                (title.into(), format!("{detail}. {consequence}"))
             }
             Notice::SettingsNotSaved { detail } => {
                 if pl {
@@ -807,6 +810,46 @@ mod tests {
         }
         let (summary, _) = Notice::AlreadyRunning.text(UiLang::En);
         assert_eq!(summary, "Already running");
+    }
+
+    #[test]
+    fn a_damaged_settings_file_is_reported_with_its_consequence_once() {
+        let file = crate::settings::Settings::load;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("settings.json"), "{broken").unwrap();
+        let whole = file(dir.path()).1.expect("a warning");
+        std::fs::write(
+            dir.path().join("settings.json"),
+            r#"{"max_recording_secs": "long"}"#,
+        )
+        .unwrap();
+        let fields = file(dir.path()).1.expect("a warning");
+        for (warning, en, pl) in [
+            (
+                &whole,
+                "Using the default settings.",
+                "Używam ustawień domyślnych.",
+            ),
+            (
+                &fields,
+                "The other settings are kept.",
+                "Pozostałe ustawienia zachowuję.",
+            ),
+        ] {
+            let notice = Notice::SettingsDamaged {
+                detail: warning.file_and_problem(),
+                whole_file: warning.whole_file,
+            };
+            let (_, body) = notice.text(UiLang::En);
+            assert!(body.ends_with(en), "{body}");
+            assert_eq!(
+                body.to_lowercase().matches("default settings").count(),
+                usize::from(warning.whole_file),
+                "{body}"
+            );
+            let (_, body) = notice.text(UiLang::Pl);
+            assert!(body.ends_with(pl), "{body}");
+        }
     }
 
     #[test]
