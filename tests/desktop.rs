@@ -479,6 +479,24 @@ fn dictation_on_a_real_desktop() {
     desktop
         .wait_for_notification(GPU_NOTICE, Duration::from_secs(30))
         .unwrap_or_else(|e| panic!("{e}"));
+    // The status says why the CPU: the GPU's failure at load, not "the fastest device here".
+    let log = app.log();
+    let ready = log
+        .lines()
+        .find(|l| l.contains("model ready"))
+        .unwrap_or_else(|| panic!("no 'model ready' line in:\n{log}"));
+    assert!(
+        ready.contains("device=\"cpu\"") || ready.contains("device=cpu"),
+        "{ready}"
+    );
+    assert!(
+        ready.contains("MPS") && !ready.contains("fastest"),
+        "the reason for the CPU must be the GPU's failure: {ready}"
+    );
+    println!(
+        "after the GPU failed at load: {}",
+        &ready[ready.find("why").unwrap_or(0)..]
+    );
     let text_box = TextBox::open(&desktop, "e2e-gpu").unwrap_or_else(|e| panic!("{e}"));
     text_box.focus().unwrap_or_else(|e| panic!("{e}"));
     let done = dictate(&desktop, &mut app, &clip("en_kal.wav"), || {});

@@ -15,11 +15,11 @@ use crate::audio::pause;
 use crate::audio::wav::read_wav_16k;
 use crate::command_thread::CommandThread;
 use crate::device::manager::DeviceManager;
-use crate::device::policy::Reason;
+use crate::device::policy::{Placement, Reason};
 use crate::device::setup::{manager_config, Overrides};
 use crate::device::tuning::default_beam_size;
 use crate::device::workload::dictation_workloads;
-use crate::device::DeviceKind;
+use crate::device::{DeviceKind, Operation};
 use crate::recordings::RecordingStore;
 use crate::settings::Settings;
 use crate::transcriber::TranscriberError;
@@ -202,9 +202,12 @@ impl WorkerThread {
         self.transcriber = None;
         let started = Instant::now();
         let result = open_manager(&request).and_then(|mut manager| {
-            let why = manager.placement().reason;
+            let planned = manager.placement();
             Transcriber::load(&request.dir, manager)
-                .map(|t| (t, why))
+                .map(|t| {
+                    let why = reason_after_load(planned, &t);
+                    (t, why)
+                })
                 .map_err(|e| format!("{}: {e}", request.dir.display()))
         });
         match result {
@@ -454,6 +457,26 @@ fn emit_notices(emit: &dyn Fn(WorkerEvent), transcriber: &mut Transcriber) {
     let notices = transcriber.take_notices();
     if !notices.is_empty() {
         emit(WorkerEvent::Notices(notices));
+    }
+}
+
+/// Why the model is on the device it ended up on: the placement's reason, unless the load fell
+/// back from that GPU to the CPU; then that GPU's failure at load (the status line said "the
+/// fastest device here" of the CPU after an M1 failed to load the model).
+fn reason_after_load(planned: Placement, transcriber: &Transcriber) -> Reason {
+    let gpu = planned.kind;
+    if transcriber.device() == gpu || !gpu.is_gpu() {
+        return planned.reason;
+    }
+    let success_rate = transcriber
+        .manager()
+        .history()
+        .success_rate(gpu, Operation::Load)
+        .unwrap_or(0.0);
+    Reason::Unhealthy {
+        gpu,
+        op: Operation::Load,
+        success_rate,
     }
 }
 
