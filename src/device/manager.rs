@@ -265,8 +265,16 @@ impl DeviceManager {
         std::mem::take(&mut self.notices)
     }
 
+    /// Queues `message` for the user, once. A "retrying with less memory" still queued is
+    /// dropped when the outcome of that retry arrives (it failed too, and what happens now is
+    /// all the user needs: two notices in the same millisecond for one failure were noise).
     fn notify(&mut self, message: Message) {
-        let text = message.text(self.config.lang);
+        let lang = self.config.lang;
+        if message != Message::GpuOutOfMemoryRetrying {
+            let retrying = Message::GpuOutOfMemoryRetrying.text(lang);
+            self.notices.retain(|queued| *queued != retrying);
+        }
+        let text = message.text(lang);
         if !self.notices.contains(&text) {
             self.notices.push(text);
         }
