@@ -185,16 +185,23 @@ fn padding_of(name: &str) -> PaddingEncoding {
     }
 }
 
+/// The layout `app` names on this CPU: `bf16` with native bf16, else `f32i8`.
+fn apps_layout(cpu: &CpuClass) -> &'static str {
+    if cpu.native_bf16 {
+        "bf16"
+    } else {
+        "f32i8"
+    }
+}
+
 /// The load options of a `--precision` name: `f32` (exact, the reference's numbers), `f32i8`
 /// (the app's layout on CPUs without native bf16: float32 with int8 step weights), `bf16` (the
-/// app's layout on CPUs with it), `app` (whichever of the last two the app picks here).
-fn load_options_of(precision: &str, cpu: &CpuClass) -> LoadOptions {
+/// app's layout on CPUs with it).
+fn load_options_of(precision: &str) -> LoadOptions {
     let (kind, steps) = match precision {
         "f32" => (tch::Kind::Float, StepWeights::Float),
         "f32i8" => (tch::Kind::Float, StepWeights::Int8),
         "bf16" => (tch::Kind::BFloat16, StepWeights::Int8),
-        "app" if cpu.native_bf16 => (tch::Kind::BFloat16, StepWeights::Int8),
-        "app" => (tch::Kind::Float, StepWeights::Int8),
         other => panic!("unknown precision {other} (f32, f32i8, bf16 or app)"),
     };
     LoadOptions {
@@ -257,21 +264,20 @@ fn main() {
     );
     for precision in &o.precisions {
         for &padding in &o.paddings {
-            let load = load_options_of(precision, &cpu);
+            let (layout, named) = match precision.as_str() {
+                "app" => (apps_layout(&cpu), format!("app ({})", apps_layout(&cpu))),
+                other => (other, other.to_string()),
+            };
+            let load = load_options_of(layout);
             let started = Instant::now();
             let engine = Engine::load(&model_dir, &load).expect("model loads");
             let params = TranscribeParams {
                 padding,
                 ..params.clone()
             };
-            let named = match precision.as_str() {
-                "app" if cpu.native_bf16 => "app (bf16)",
-                "app" => "app (f32i8)",
-                other => other,
-            };
             report(
                 &o,
-                named,
+                &named,
                 &engine,
                 started,
                 &params,

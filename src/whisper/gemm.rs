@@ -1,6 +1,8 @@
 //! How the model's dense layers `x·Wᵀ + b` are multiplied on each device: oneDNN's GEMM on the
-//! CPU in float32 where it pays, libtorch's default product elsewhere.
+//! CPU in float32 where it pays, libtorch's default product elsewhere, and each way a weight
+//! can be stored (floating point, float16 storage widened per product, int8 rows).
 
+use super::weights::Weight;
 use tch::{Device, Kind, TchError, Tensor};
 
 /// How dense layers `x·Wᵀ + b` are multiplied. On the CPU in float32, oneDNN's GEMM is about
@@ -23,6 +25,26 @@ impl Gemm {
     pub fn for_device(device: Device, kind: Kind) -> Self {
         let onednn = device == Device::Cpu && kind == Kind::Float && tch::utils::has_mkldnn();
         Gemm { onednn }
+    }
+
+    /// `x·Wᵀ + b` for a weight stored any way [`Weight`] allows; the result has `x`'s kind.
+    pub fn product(
+        &self,
+        x: &Tensor,
+        weight: &Weight,
+        bias: Option<&Tensor>,
+    ) -> Result<Tensor, TchError> {
+        match weight {
+            Weight::Float(weight) => self.linear(x, weight, bias),
+            Weight::Half(weight) => self.linear(x, &weight.f_to_kind(x.kind())?, bias),
+            Weight::Int8(weight) => {
+                let y = weight.matmul(x)?;
+                match bias {
+                    Some(bias) => y.f_add(bias),
+                    None => Ok(y),
+                }
+            }
+        }
     }
 
     pub fn linear(

@@ -197,15 +197,17 @@ impl Whisper {
         let table = std::mem::replace(&mut weights.decoder.token_embedding, Tensor::new());
         let decoder_kind = decoder_kind_for(device, kind);
         let int8_steps = int8_steps_for(device, kind, steps);
+        // The layout for CPUs without native bf16 (the other int8 layout is bf16's).
+        let float32_layout = int8_steps && kind == Kind::Float;
         if int8_steps {
             weights
                 .decoder
-                .quantize_steps(decoder_kind, kind == Kind::Float)
+                .quantize_steps(decoder_kind, float32_layout)
                 .stage("decoder layers to int8")?;
         }
-        if int8_steps && kind == Kind::Float {
-            // The float32 layout is the memory-bound one: its products over many rows read
-            // their weights from float16 where that is exact.
+        if float32_layout {
+            // Its products over many rows are the memory-bound ones: their weights are read
+            // from float16 where that is exact.
             weights
                 .encoder
                 .store_half_where_exact()
@@ -679,13 +681,7 @@ impl TokenEmbedding {
 
     /// Logits `[.., n_vocab]` for hidden states `[.., d]`.
     fn project(&self, hidden: &Tensor) -> std::result::Result<Tensor, TchError> {
-        match &self.table {
-            Weight::Float(table) => self.gemm.linear(hidden, table, None),
-            Weight::Half(table) => self
-                .gemm
-                .linear(hidden, &table.f_to_kind(hidden.kind())?, None),
-            Weight::Int8(table) => table.matmul(hidden),
-        }
+        self.gemm.product(hidden, &self.table, None)
     }
 }
 
@@ -695,17 +691,8 @@ fn conv1d(x: &Tensor, conv: &Conv1d, stride: i64) -> Result<Tensor> {
 }
 
 fn linear(gemm: Gemm, x: &Tensor, layer: &Linear, stage: &'static str) -> Result<Tensor> {
-    match &layer.weight {
-        Weight::Float(weight) => gemm.linear(x, weight, layer.bias.as_ref()),
-        Weight::Half(weight) => weight
-            .f_to_kind(x.kind())
-            .and_then(|weight| gemm.linear(x, &weight, layer.bias.as_ref())),
-        Weight::Int8(weight) => weight.matmul(x).and_then(|y| match &layer.bias {
-            Some(bias) => y.f_add(bias),
-            None => Ok(y),
-        }),
-    }
-    .stage(stage)
+    gemm.product(x, &layer.weight, layer.bias.as_ref())
+        .stage(stage)
 }
 
 fn layer_norm(x: &Tensor, ln: &LayerNorm, stage: &'static str) -> Result<Tensor> {

@@ -10,8 +10,8 @@ use super::dims::ModelDims;
 use super::quant::Int8Rows;
 use tch::{Kind, TchError, Tensor};
 
-/// How the decoder's step weights (the token table and the MLPs, read whole at every decoder
-/// step) are stored on the CPU.
+/// How the decoder's step weights (the token table, the MLPs and, in the float32 layout, the
+/// attention projections: read whole at every decoder step) are stored on the CPU.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum StepWeights {
     /// In the model's kind: the reference's numbers (the parity tests' layout).
