@@ -1,15 +1,32 @@
-//! Nothing is lost: every recording is saved as a WAV in the recordings folder before it is
-//! transcribed, so a failed or wrong transcription can be retried from the menu. This module
-//! owns naming those files (`rec-<unix millis, 15 digits>-<counter>.wav`, so they sort by
-//! time), keeping only the newest `keep` of them, and reading them back. It never touches a
-//! file that does not match that name pattern.
+//! Nothing is lost: every recording is on disk from its first fraction of a second until it is
+//! deleted as one of the oldest, so a crash, a failed or a wrong transcription can be recovered
+//! or retried from the menu. This module owns the recordings folder:
+//!
+//! - `rec-<unix millis, 15 digits>-<counter>.journal.wav`: a recording being made or not yet
+//!   finished, written while it is recorded ([`crate::audio::wav_journal`]). One left by a
+//!   previous run is [`RecordingStore::unfinished`]: the app recovers it at start.
+//! - `rec-<millis>-<counter>.attempts`: beside a journal, how many runs began transcribing it,
+//!   so that a recording that crashes the process is not retried at every start.
+//! - `rec-<millis>-<counter>.wav`: a finished recording (its dictation ended: text delivered,
+//!   nothing recognised, or failed), kept for "Retry last recording"; only the newest `keep` of
+//!   these are kept.
+//!
+//! Names sort by time. It never touches a file that does not match these patterns.
 
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::audio::wav::{read_wav_16k, write_wav_atomic, AudioError};
+use crate::audio::wav_journal;
+
+/// A finished recording's name ends so.
+const FINISHED: &str = ".wav";
+/// An unfinished recording's (a journal's) name ends so.
+const JOURNAL: &str = ".journal.wav";
+/// The attempt count beside a journal ends so.
+const ATTEMPTS: &str = ".attempts";
 
 /// The rate recordings are stored at: Whisper's input rate.
 pub const RECORDING_RATE: u32 = 16_000;
@@ -25,6 +42,19 @@ pub enum RecordingError {
     /// Writing or reading a recording failed; the message names the file.
     #[error(transparent)]
     Audio(#[from] AudioError),
+}
+
+/// A recording a previous run left unfinished: it was being recorded or transcribed when the
+/// process died.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unfinished {
+    pub path: PathBuf,
+    /// When it was started (from its name).
+    pub recorded_at: SystemTime,
+    /// How many runs began transcribing it (and did not finish).
+    pub attempts: u32,
+    /// Its length.
+    pub duration: Duration,
 }
 
 /// The folder of saved recordings and how many to keep.
@@ -63,6 +93,101 @@ impl RecordingStore {
         Ok(path)
     }
 
+    /// The path for a new recording's journal (creating the folder), to be written with
+    /// [`wav_journal::JournalWriter`] while it is recorded and then [`Self::finish`]ed.
+    ///
+    /// # Errors
+    /// [`RecordingError::CreateDir`] naming the folder.
+    pub fn new_journal(&self) -> Result<PathBuf, RecordingError> {
+        std::fs::create_dir_all(&self.dir).map_err(|source| RecordingError::CreateDir {
+            path: self.dir.clone(),
+            source,
+        })?;
+        let name = new_name();
+        let stem = name.strip_suffix(FINISHED).unwrap_or(&name);
+        Ok(self.dir.join(format!("{stem}{JOURNAL}")))
+    }
+
+    /// Whether `path` is an unfinished recording (a journal).
+    pub fn is_journal(path: &Path) -> bool {
+        journal_stem(path).is_some()
+    }
+
+    /// Notes on disk that one more run began transcribing the journal at `path`, and returns
+    /// how many have; nothing for a finished recording. Not fsynced: it guards against the
+    /// process dying, which leaves the written count with the system.
+    pub fn count_attempt(path: &Path) -> u32 {
+        let Some(sidecar) = attempts_path(path) else {
+            return 0;
+        };
+        let attempts = read_attempts(&sidecar).saturating_add(1);
+        if let Err(e) = std::fs::write(&sidecar, attempts.to_string()) {
+            tracing::warn!("{}: {e}", sidecar.display());
+        }
+        attempts
+    }
+
+    /// Marks the recording at `path` finished (its dictation ended) and returns where it is
+    /// kept now: a journal becomes a finished recording and the oldest beyond `keep` are
+    /// deleted; any other path is returned as it is. A journal that cannot be renamed stays
+    /// a journal (logged): it is recovered at the next start rather than lost.
+    pub fn finish(&self, path: &Path) -> PathBuf {
+        let Some(stem) = journal_stem(path) else {
+            return path.to_path_buf();
+        };
+        let finished = path.with_file_name(format!("{stem}{FINISHED}"));
+        if let Err(e) = std::fs::rename(path, &finished) {
+            tracing::warn!("cannot mark the recording {} finished: {e}", path.display());
+            return path.to_path_buf();
+        }
+        if let Some(sidecar) = attempts_path(path) {
+            let _ = std::fs::remove_file(sidecar);
+        }
+        self.prune(&finished);
+        finished
+    }
+
+    /// The recordings a previous run left unfinished, oldest first, each with its header
+    /// repaired so that it holds everything that reached the disk. A journal without a single
+    /// sample (the process died at key-down) is deleted; one that cannot be read is logged and
+    /// left alone. Call it before this run starts recording.
+    pub fn unfinished(&self) -> Vec<Unfinished> {
+        let mut found: Vec<((u64, u64), PathBuf)> = self
+            .entries()
+            .filter_map(|(name, path)| {
+                let stem = name.strip_suffix(JOURNAL)?;
+                Some((parse_stem(stem)?, path))
+            })
+            .collect();
+        found.sort();
+        found
+            .into_iter()
+            .filter_map(|((millis, _), path)| {
+                let sealed = match wav_journal::seal(&path) {
+                    Ok(sealed) => sealed,
+                    Err(e) => {
+                        tracing::warn!("unfinished recording not recoverable: {e}");
+                        return None;
+                    }
+                };
+                if sealed.samples == 0 {
+                    let _ = std::fs::remove_file(&path);
+                    if let Some(sidecar) = attempts_path(&path) {
+                        let _ = std::fs::remove_file(sidecar);
+                    }
+                    return None;
+                }
+                let rate = f64::from(sealed.sample_rate.max(1));
+                Some(Unfinished {
+                    attempts: attempts_path(&path).map_or(0, |p| read_attempts(&p)),
+                    recorded_at: UNIX_EPOCH + Duration::from_millis(millis),
+                    duration: Duration::from_secs_f64(sealed.samples as f64 / rate),
+                    path,
+                })
+            })
+            .collect()
+    }
+
     /// Deletes the oldest recordings so that at most `keep` remain, never `just_saved`.
     fn prune(&self, just_saved: &Path) {
         let all = self.list();
@@ -85,21 +210,28 @@ impl RecordingStore {
 
     /// The recordings, oldest first. A missing or unreadable folder is an empty list.
     pub fn list(&self) -> Vec<PathBuf> {
-        let mut found: Vec<((u64, u64), PathBuf)> = std::fs::read_dir(&self.dir)
+        let mut found: Vec<((u64, u64), PathBuf)> = self
+            .entries()
+            .filter_map(|(name, path)| Some((parse_name(&name)?, path)))
+            .collect();
+        found.sort();
+        found.into_iter().map(|(_, path)| path).collect()
+    }
+
+    /// The folder's plain files with UTF-8 names. A missing or unreadable folder has none.
+    fn entries(&self) -> impl Iterator<Item = (String, PathBuf)> {
+        std::fs::read_dir(&self.dir)
             .into_iter()
             .flatten()
             .flatten()
             .filter_map(|entry| {
-                let key = parse_name(entry.file_name().to_str()?)?;
+                let name = entry.file_name().into_string().ok()?;
                 entry
                     .file_type()
                     .ok()?
                     .is_file()
-                    .then(|| (key, entry.path()))
+                    .then(|| (name, entry.path()))
             })
-            .collect();
-        found.sort();
-        found.into_iter().map(|(_, path)| path).collect()
     }
 
     /// Reads a recording back as 16 kHz mono samples.
@@ -122,9 +254,34 @@ fn new_name() -> String {
     format!("rec-{millis:015}-{counter:06}.wav")
 }
 
-/// The (millis, counter) of a recording's file name; `None` for any other name.
+/// The (millis, counter) of a finished recording's file name; `None` for any other name.
 fn parse_name(name: &str) -> Option<(u64, u64)> {
-    let stem = name.strip_prefix("rec-")?.strip_suffix(".wav")?;
+    parse_stem(name.strip_suffix(FINISHED)?)
+}
+
+/// The `rec-<millis>-<counter>` of a journal's path.
+fn journal_stem(path: &Path) -> Option<&str> {
+    let stem = path.file_name()?.to_str()?.strip_suffix(JOURNAL)?;
+    parse_stem(stem).map(|_| stem)
+}
+
+/// The attempt count's file beside a journal.
+fn attempts_path(journal: &Path) -> Option<PathBuf> {
+    let stem = journal_stem(journal)?;
+    Some(journal.with_file_name(format!("{stem}{ATTEMPTS}")))
+}
+
+/// The count in an attempts file; 0 when it is missing or not a number.
+fn read_attempts(sidecar: &Path) -> u32 {
+    std::fs::read_to_string(sidecar)
+        .ok()
+        .and_then(|text| text.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// The (millis, counter) of `rec-<millis>-<counter>`.
+fn parse_stem(stem: &str) -> Option<(u64, u64)> {
+    let stem = stem.strip_prefix("rec-")?;
     let (millis, counter) = stem.split_once('-')?;
     let number = |s: &str| {
         (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
@@ -210,6 +367,70 @@ mod tests {
         ] {
             assert_eq!(parse_name(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn a_journal_is_unfinished_until_finished_then_kept_like_any_recording() {
+        use crate::audio::wav_journal::JournalWriter;
+        let dir = tempfile::tempdir().unwrap();
+        let store = RecordingStore::new(dir.path().join("recordings"), 2);
+        let older: Vec<PathBuf> = (0..2).map(|i| store.save(&tone(i)).unwrap()).collect();
+
+        let journal = store.new_journal().unwrap();
+        assert!(
+            RecordingStore::is_journal(&journal),
+            "{}",
+            journal.display()
+        );
+        assert!(!RecordingStore::is_journal(&older[0]));
+        let mut writer = JournalWriter::create(&journal, 48_000).unwrap();
+        writer.append(&vec![0.25; 24_000]).unwrap();
+        // A journal is not a finished recording: Retry and pruning do not see it.
+        assert_eq!(store.list(), older);
+
+        // The process dies with the writer open, while it was being transcribed for the second
+        // time.
+        std::mem::forget(writer);
+        assert_eq!(RecordingStore::count_attempt(&journal), 1);
+        assert_eq!(RecordingStore::count_attempt(&journal), 2);
+        let found = store.unfinished();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].path, journal);
+        assert_eq!(found[0].attempts, 2);
+        assert_eq!(found[0].duration, Duration::from_millis(500));
+        let age = SystemTime::now()
+            .duration_since(found[0].recorded_at)
+            .unwrap();
+        assert!(age < Duration::from_secs(60), "{age:?}");
+        assert_eq!(RecordingStore::load(&journal).unwrap().len(), 8_000);
+
+        let finished = store.finish(&journal);
+        assert!(!journal.exists() && finished.exists());
+        assert!(parse_name(finished.file_name().unwrap().to_str().unwrap()).is_some());
+        assert!(store.unfinished().is_empty());
+        // Attempts are forgotten with the journal; the oldest finished recording goes.
+        assert!(attempts_path(&journal).is_some_and(|p| !p.exists()));
+        assert_eq!(store.list(), vec![older[1].clone(), finished.clone()]);
+        assert_eq!(store.latest(), Some(finished.clone()));
+        // Finishing a finished recording (a retry) changes nothing.
+        assert_eq!(store.finish(&finished), finished);
+        assert_eq!(RecordingStore::count_attempt(&finished), 0);
+    }
+
+    #[test]
+    fn a_journal_without_samples_is_dropped_and_a_foreign_one_left_alone() {
+        use crate::audio::wav_journal::JournalWriter;
+        let dir = tempfile::tempdir().unwrap();
+        let store = RecordingStore::new(dir.path().to_path_buf(), 3);
+        let empty = store.new_journal().unwrap();
+        drop(JournalWriter::create(&empty, 16_000).unwrap());
+        RecordingStore::count_attempt(&empty);
+        let foreign = dir.path().join("rec-000000000000001-000001.journal.wav");
+        std::fs::write(&foreign, b"not a wav").unwrap();
+        assert!(store.unfinished().is_empty());
+        assert!(!empty.exists());
+        assert!(attempts_path(&empty).is_some_and(|p| !p.exists()));
+        assert_eq!(std::fs::read(&foreign).unwrap(), b"not a wav");
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Audio input: reading WAV files of any common format, converting audio to what Whisper takes
-//! (16 kHz mono f32), recording from the microphone, the energy gate, and where the speaker paused.
+//! (16 kHz mono f32), recording from the microphone (journaled to disk as it is recorded), the energy gate, and where the speaker paused.
 
 pub mod capture;
 pub mod level;
@@ -8,3 +8,4 @@ pub mod resample;
 #[cfg(test)]
 mod test_signals;
 pub mod wav;
+pub mod wav_journal;
