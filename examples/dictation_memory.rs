@@ -80,11 +80,13 @@ fn main() -> anyhow::Result<()> {
             id,
             audio: JobAudio::Recorded(head),
             params: params.clone(),
+            journal: None,
         }));
         worker.send(WorkerCommand::Transcribe(Job {
             id,
             audio: JobAudio::Recorded(audio),
             params: params.clone(),
+            journal: None,
         }));
         loop {
             if let WorkerEvent::Done {

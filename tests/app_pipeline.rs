@@ -85,8 +85,12 @@ impl Harness {
             language: Some(language.into()),
             ..TranscribeParams::default()
         };
-        self.worker
-            .send(WorkerCommand::Transcribe(Job { id, audio, params }));
+        self.worker.send(WorkerCommand::Transcribe(Job {
+            id,
+            audio,
+            params,
+            journal: None,
+        }));
         loop {
             match self.events.recv_timeout(WAIT).expect("the worker answers") {
                 WorkerEvent::Done {
@@ -120,6 +124,7 @@ impl Harness {
             id,
             audio: JobAudio::Recorded(whole),
             params,
+            journal: None,
         }));
         loop {
             if let WorkerEvent::Done {
@@ -146,6 +151,7 @@ impl Harness {
             id,
             audio: JobAudio::Recorded(head),
             params: params.clone(),
+            journal: None,
         }));
         params
     }
@@ -317,6 +323,7 @@ fn whole_while_head_runs(
         id,
         audio: JobAudio::Recorded(whole),
         params,
+        journal: None,
     }));
     let mut head_finished = false;
     loop {

@@ -3,14 +3,18 @@
 //! (clipboard and keys) and notifications are threads that talk to it through events. The event
 //! loop never waits on any of them.
 //!
-//! A dictation: hotkey down → recording → hotkey up → audio (+ tail) → saved, gated, transcribed
-//! → text judged (silence and hallucinations dropped) → delivered (paste / type / copy). Each
-//! one logs its stage timings from key-up.
+//! A dictation: hotkey down → recording (journaled to disk as it is recorded) → hotkey up →
+//! audio (+ tail) → gated, transcribed → text judged (silence and hallucinations dropped; speech
+//! that gave no text is said) → delivered (paste / type / copy) → the recording marked finished.
+//! Each one logs its stage timings from key-up. A recording a crash left unfinished is
+//! recovered at the next start ([`recovery`]).
 
 mod first_run;
 pub mod model_download;
+pub mod notices;
 pub mod notify;
 pub mod output;
+mod recovery;
 pub mod state;
 pub mod texts;
 pub mod tray;
@@ -34,6 +38,7 @@ use crate::single_instance::{InstanceError, InstanceLock};
 use global_hotkey::hotkey::HotKey;
 use global_hotkey::{GlobalHotKeyEvent, GlobalHotKeyManager, HotKeyState};
 use model_download::{stage_name, DownloadEvent};
+use notices::Notice;
 use notify::Notifier;
 use output::{Output, OutputCommand, OutputEvent};
 use state::{Action, Activity, Config, Dictation, HotkeyMode, Input};
@@ -45,7 +50,7 @@ use std::time::{Duration, Instant};
 use tao::event::{Event, StartCause};
 use tao::event_loop::{ControlFlow, EventLoopBuilder, EventLoopProxy};
 use tao::platform::run_return::EventLoopExtRunReturn;
-use texts::{microphone_line, status_line, Notice, Status};
+use texts::{microphone_line, status_line, Status};
 use tray::{MenuAction, MenuModel, ModelMenuView, Tray};
 use tray_icon::menu::MenuEvent;
 use worker::{Job, JobAudio, Outcome, Worker, WorkerCommand, WorkerEvent};
@@ -128,7 +133,15 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         settings.keep_recordings.max(1),
     );
     let last_recording = recordings.latest();
-    let worker = Worker::spawn(recordings, sender(&proxy, AppEvent::Worker))?;
+    // Before anything is recorded: this run's own journals are not unfinished.
+    let unfinished = recordings.unfinished();
+    if !unfinished.is_empty() {
+        tracing::info!(
+            count = unfinished.len(),
+            "unfinished recordings from a previous run: recovering them once the model is ready"
+        );
+    }
+    let worker = Worker::spawn(recordings.clone(), sender(&proxy, AppEvent::Worker))?;
     let output = Output::spawn(sender(&proxy, AppEvent::Output))?;
 
     let mode = HotkeyMode::parse(&settings.hotkey_mode).unwrap_or(HotkeyMode::Hold);
@@ -151,6 +164,9 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         worker,
         output,
         last_recording,
+        recordings,
+        journals: HashMap::new(),
+        recovery: recovery::Recovery::new(unfinished),
         tray: None,
         stages: HashMap::new(),
         early_sent: None,
@@ -240,6 +256,10 @@ struct App {
     output: Output,
     /// The newest saved recording ("Retry last recording"); the worker saves them.
     last_recording: Option<PathBuf>,
+    recordings: RecordingStore,
+    /// The journal of each dictation from key-down until its dictation ends.
+    journals: HashMap<u64, PathBuf>,
+    recovery: recovery::Recovery,
     tray: Option<Tray>,
     login_item: Option<LoginItem>,
     /// macOS permissions: the last check and when to look again (first_run.rs).
@@ -302,7 +322,17 @@ impl App {
         match action {
             Action::StartRecording { id } => {
                 tracing::info!(id, "recording started");
-                self.recorder.send(RecorderCommand::Start { id });
+                let journal = match self.recordings.new_journal() {
+                    Ok(path) => Some(path),
+                    Err(e) => {
+                        tracing::warn!("recording kept in memory only: {e}");
+                        None
+                    }
+                };
+                if let Some(path) = &journal {
+                    self.journals.insert(id, path.clone());
+                }
+                self.recorder.send(RecorderCommand::Start { id, journal });
             }
             Action::StopRecording { id } => {
                 tracing::info!(id, "recording stopped");
@@ -317,6 +347,8 @@ impl App {
             }
             Action::CancelRecording { id } => {
                 tracing::info!(id, "recording cancelled (tap shorter than 0.3 s)");
+                // The recorder deletes its journal.
+                self.journals.remove(&id);
                 self.recorder.send(RecorderCommand::Cancel { id });
             }
             Action::Transcribe { id } => {
@@ -361,13 +393,22 @@ impl App {
             id,
             audio: JobAudio::Recorded(samples),
             params,
+            journal: self.journals.get(&id).cloned(),
         }));
     }
 
     fn transcribe(&mut self, id: u64, audio: JobAudio) {
         let params = worker::params_from(&self.settings);
-        self.worker
-            .send(WorkerCommand::Transcribe(Job { id, audio, params }));
+        let journal = match audio {
+            JobAudio::Recorded(_) => self.journals.get(&id).cloned(),
+            JobAudio::Saved(_) => None,
+        };
+        self.worker.send(WorkerCommand::Transcribe(Job {
+            id,
+            audio,
+            params,
+            journal,
+        }));
     }
 
     fn recorder_event(&mut self, event: RecorderEvent) {
@@ -420,7 +461,17 @@ impl App {
                     self.transcribe_early(id, samples);
                 }
             }
-            RecorderEvent::Audio { id, samples, ended } => {
+            RecorderEvent::Audio {
+                id,
+                samples,
+                ended,
+                journal,
+            } => {
+                if journal.is_none() {
+                    // Not on disk after all (the journal could not be written): the worker
+                    // saves the audio before transcribing it.
+                    self.journals.remove(&id);
+                }
                 let stage = self.stages.entry(id).or_default();
                 stage.audio = Some(Instant::now());
                 tracing::debug!(
@@ -440,6 +491,8 @@ impl App {
             } => {
                 tracing::warn!(?id, ?problem, detail, "microphone problem");
                 if let Some(id) = id {
+                    // The recorder deletes its journal.
+                    self.journals.remove(&id);
                     self.input(Input::RecorderFailed { id });
                 }
                 self.notify(&Notice::MicrophoneFailed { problem });
@@ -487,6 +540,7 @@ impl App {
                         output = %self.settings.output,
                         "app ready"
                     );
+                    self.recover_unfinished();
                 }
             }
             WorkerEvent::LoadFailed { model, message } => {
@@ -533,6 +587,10 @@ impl App {
                 if recording.is_some() {
                     self.last_recording.clone_from(&recording);
                 }
+                if let Some(unfinished) = self.recovery.finished(id) {
+                    self.recovered(unfinished, outcome, level);
+                    return;
+                }
                 let stage = self.stages.entry(id).or_default();
                 stage.text = Some(at);
                 stage.engine = engine;
@@ -554,6 +612,12 @@ impl App {
                             detail = ?empty,
                             "dictation empty"
                         );
+                        if let Some(level) = level.filter(|l| verdict::spoke(&empty, l)) {
+                            self.notify(&Notice::NothingRecognised {
+                                speech: level.active_seconds,
+                                larger_model: self.larger_model_for_polish(),
+                            });
+                        }
                         self.finish(id);
                     }
                     Outcome::Failed(message) => {
@@ -577,11 +641,7 @@ impl App {
             OutputMode::Copy => text.clone(),
             _ => verdict::join_with_previous(previous, &text),
         };
-        self.recent.push_front(text);
-        self.recent.truncate(tray::RECENT);
-        if let Some(tray) = &self.tray {
-            tray.set_recent(self.recent.make_contiguous());
-        }
+        self.remember_recent(text);
         self.output.send(OutputCommand::Deliver {
             id,
             text: joined,
@@ -634,7 +694,39 @@ impl App {
         }
     }
 
+    /// Puts `text` first in Recent transcripts.
+    fn remember_recent(&mut self, text: String) {
+        self.recent.push_front(text);
+        self.recent.truncate(tray::RECENT);
+        if let Some(tray) = &self.tray {
+            tray.set_recent(self.recent.make_contiguous());
+        }
+    }
+
+    /// A larger model to name when Polish speech gave no text: with the language set to Polish
+    /// or detected (Polish among the candidates), and a model below `small`.
+    fn larger_model_for_polish(&self) -> Option<String> {
+        let (language, among) = worker::parse_language(&self.settings.language);
+        let polish = match language {
+            Some(code) => code == "pl",
+            None => among.is_empty() || among.iter().any(|l| l == "pl"),
+        };
+        let model = self
+            .model
+            .as_ref()
+            .map_or(self.settings.model.as_str(), |m| m.name.as_str());
+        polish
+            .then(|| crate::models::larger_for_polish(model, self.suggested_model))
+            .flatten()
+            .map(str::to_string)
+    }
+
+    /// The dictation `id` has ended (delivered, empty or failed): its recording is marked
+    /// finished and becomes the one "Retry" takes.
     fn finish(&mut self, id: u64) {
+        if let Some(journal) = self.journals.remove(&id) {
+            self.last_recording = Some(self.recordings.finish(&journal));
+        }
         self.stages.remove(&id);
         self.dictation
             .handle(Input::Finished { id }, Instant::now());

@@ -28,6 +28,15 @@ impl Empty {
     }
 }
 
+/// Sound this long is someone speaking: when it gives no text, they are told so.
+pub const SPOKEN_ENOUGH: Duration = Duration::from_secs(1);
+
+/// Whether a recording that gave no text had speech in it (at least [`SPOKEN_ENOUGH`] of
+/// active sound that the gate let through), as opposed to silence or faint noise.
+pub fn spoke(empty: &Empty, level: &Level) -> bool {
+    !matches!(empty, Empty::NoSound { .. }) && level.active_seconds >= SPOKEN_ENOUGH.as_secs_f32()
+}
+
 /// Phrases Whisper produces for silence and noise (from its training subtitles), compared after
 /// [`normalise`]. English and Polish, the app's main languages, plus the subtitle credits.
 const HALLUCINATIONS: &[&str] = &[
@@ -155,6 +164,30 @@ pub fn join_with_previous(previous: Option<(&str, Duration)>, text: &str) -> Str
 mod tests {
     use super::*;
     use crate::whisper::{Segment, Timings};
+
+    #[test]
+    fn a_second_of_speech_without_text_is_worth_saying_silence_is_not() {
+        let level = |active_seconds| Level {
+            active_seconds,
+            peak_frame_rms: 0.1,
+            rms: 0.05,
+            seconds: 4.0,
+        };
+        assert!(spoke(&Empty::NoText, &level(2.5)));
+        assert!(spoke(&Empty::NoText, &level(1.0)));
+        assert!(!spoke(&Empty::NoText, &level(0.6)));
+        let thanks = Empty::Hallucination {
+            text: "Dziękuję.".into(),
+        };
+        assert!(spoke(&thanks, &level(1.2)));
+        // The gate's refusal is a quiet or silent microphone, said otherwise.
+        assert!(!spoke(
+            &Empty::NoSound {
+                active_seconds: 3.0
+            },
+            &level(3.0)
+        ));
+    }
 
     fn transcript(text: &str, no_speech: f32) -> Transcript {
         Transcript {

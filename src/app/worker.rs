@@ -1,7 +1,10 @@
 //! The transcription worker: a thread that owns the [`Transcriber`] (the model on the device the
 //! manager chose), loads and warms it at start and after every model or device change, and turns
-//! recordings into text one at a time, in the order they were made. Each recording is written to
-//! disk before it is transcribed, so a failure leaves it for "Retry last recording".
+//! recordings into text one at a time, in the order they were made. Each recording is on disk
+//! before it is transcribed (the recorder's journal, or saved here when there is none), so a
+//! failure leaves it for "Retry last recording". The first time a run begins transcribing a
+//! journal it says so on disk ([`RecordingStore::count_attempt`]): a recording whose
+//! transcription kills the process is then not retried at every start.
 //!
 //! A recording's head (the audio up to key-up) may arrive first as
 //! [`WorkerCommand::TranscribeEarly`]: its result is kept and used for the whole recording when
@@ -25,7 +28,7 @@ use crate::settings::Settings;
 use crate::transcriber::TranscriberError;
 use crate::transcriber::{padding_on, Transcriber};
 use crate::whisper::{primer, PaddingEncoding, TranscribeError, TranscribeParams};
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
@@ -50,11 +53,14 @@ pub struct Job {
     pub id: u64,
     pub audio: JobAudio,
     pub params: TranscribeParams,
+    /// The recording's journal on disk while it is unfinished (the recorder writes it).
+    pub journal: Option<PathBuf>,
 }
 
 #[derive(Debug)]
 pub enum JobAudio {
-    /// Fresh from the microphone (16 kHz mono); saved before transcription.
+    /// Fresh from the microphone (16 kHz mono); saved before transcription unless the job has
+    /// a journal.
     Recorded(Vec<f32>),
     /// A saved recording, transcribed again.
     Saved(PathBuf),
@@ -130,6 +136,7 @@ impl Worker {
                 load_error: None,
                 early: None,
                 recordings,
+                attempted: HashSet::new(),
                 emit: Box::new(emit),
             }
             .run(rx)
@@ -148,6 +155,8 @@ struct WorkerThread {
     /// The result for the head of the recording being finished.
     early: Option<EarlyResult>,
     recordings: RecordingStore,
+    /// Journals this run has begun transcribing (each attempt is counted once per run).
+    attempted: HashSet<PathBuf>,
     emit: Box<dyn Fn(WorkerEvent) + Send>,
 }
 
@@ -245,6 +254,7 @@ impl WorkerThread {
 
     fn transcribe(&mut self, job: Job) {
         let (samples, recording) = match job.audio {
+            JobAudio::Recorded(samples) if job.journal.is_some() => (samples, job.journal),
             JobAudio::Recorded(samples) => {
                 let saved = match self.recordings.save(&samples) {
                     Ok(path) => Some(path),
@@ -284,8 +294,11 @@ impl WorkerThread {
             level,
         } = match early {
             Some(recognised) => recognised,
-            None => self.recognise(&samples, &job.params),
+            None => self.recognise(&samples, &job.params, recording.as_deref()),
         };
+        if let Some(path) = &recording {
+            self.attempted.remove(path);
+        }
         (self.emit)(WorkerEvent::Done {
             id: job.id,
             outcome,
@@ -303,7 +316,10 @@ impl WorkerThread {
         let JobAudio::Recorded(samples) = job.audio else {
             return;
         };
-        let Some(recognised) = self.recognise_while(&samples, &job.params, keep_going) else {
+        let journal = job.journal.as_deref();
+        let Some(recognised) =
+            self.recognise_while(&samples, &job.params, Part::Head, journal, keep_going)
+        else {
             tracing::debug!(id = job.id, "early transcription stopped: newer audio came");
             return;
         };
@@ -315,9 +331,14 @@ impl WorkerThread {
         self.early = Some(EarlyResult { head, recognised });
     }
 
-    /// Gate, Whisper and verdict on 16 kHz mono `samples`.
-    fn recognise(&mut self, samples: &[f32], params: &TranscribeParams) -> Recognised {
-        self.recognise_while(samples, params, &mut || true)
+    /// Gate, Whisper and verdict on 16 kHz mono `samples`, kept at `recording`.
+    fn recognise(
+        &mut self,
+        samples: &[f32],
+        params: &TranscribeParams,
+        recording: Option<&Path>,
+    ) -> Recognised {
+        self.recognise_while(samples, params, Part::Whole, recording, &mut || true)
             .unwrap_or_else(|| Recognised {
                 outcome: Outcome::Failed(TranscribeError::Stopped.to_string()),
                 engine: Duration::ZERO,
@@ -330,6 +351,8 @@ impl WorkerThread {
         &mut self,
         samples: &[f32],
         params: &TranscribeParams,
+        part: Part,
+        recording: Option<&Path>,
         keep_going: &mut dyn FnMut() -> bool,
     ) -> Option<Recognised> {
         let gate_config = GateConfig::default();
@@ -351,6 +374,18 @@ impl WorkerThread {
                 .unwrap_or_else(|| "the model is not loaded".into());
             return refused(Outcome::Failed(reason));
         };
+        if let Some(journal) = recording.filter(|p| RecordingStore::is_journal(p)) {
+            if self.attempted.insert(journal.to_path_buf()) {
+                let attempts = RecordingStore::count_attempt(journal);
+                tracing::debug!(attempts, journal = %journal.display(), "transcription attempt");
+            }
+        }
+        tracing::info!(
+            part = part.name(),
+            seconds = samples.len() as f32 / SAMPLE_RATE as f32,
+            device = transcriber.device().name(),
+            "transcribing"
+        );
         let seconds = samples.len() as f32 / SAMPLE_RATE as f32;
         let mut params = params.clone().for_dictation(seconds);
         if params.beam_size.is_none() {
@@ -386,6 +421,24 @@ impl WorkerThread {
             level,
             early: false,
         });
+    }
+}
+
+/// Which audio of a recording is transcribed (for the log).
+#[derive(Debug, Clone, Copy)]
+enum Part {
+    /// The audio so far, while the key is held or just after key-up.
+    Head,
+    /// The whole recording.
+    Whole,
+}
+
+impl Part {
+    fn name(self) -> &'static str {
+        match self {
+            Part::Head => "head",
+            Part::Whole => "whole",
+        }
     }
 }
 

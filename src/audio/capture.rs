@@ -8,14 +8,21 @@
 //! ([`super::pause::tail_can_end_early`]). Each start logs how much audio was already there (pre-roll) and how long the
 //! first audio callback took. A microphone that disappears or stops delivering audio ends the
 //! recording with [`RecorderEvent::Failed`] instead of hanging.
+//!
+//! Nothing said is lost: given a journal path at the start, the recorder writes the recording
+//! there as it is recorded ([`super::wav_journal`]), every [`PAUSE_CHECK`] (50 ms), on its own
+//! thread, so a process that dies at any moment leaves all but the last fraction of a second on
+//! disk. At key-up the rest is appended before the audio is handed on.
 
 use super::level::GateConfig;
 use super::pause::{tail_can_end_early, FIRST_TAIL, PAUSE_CHECK};
 use super::resample::resample;
+use super::wav_journal::JournalWriter;
 use crate::command_thread::CommandThread;
 use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
 use cpal::{FromSample, SampleFormat, SizedSample, StreamConfig};
 use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -52,6 +59,9 @@ pub struct RecorderConfig {
 pub enum RecorderCommand {
     Start {
         id: u64,
+        /// Where to write the recording while it is recorded (a new file); `None` keeps it in
+        /// memory only.
+        journal: Option<PathBuf>,
     },
     /// Stop after [`TAIL`] and deliver the audio.
     Stop {
@@ -95,6 +105,9 @@ pub enum RecorderEvent {
         samples: Vec<f32>,
         /// When the recording really ended (key-up + tail).
         ended: Instant,
+        /// The journal holding all of it (at the device's rate), closed; `None` when it could
+        /// not be written.
+        journal: Option<PathBuf>,
     },
     Failed {
         id: Option<u64>,
@@ -180,6 +193,8 @@ struct RecorderThread {
     current: Option<(u64, Instant)>,
     /// Samples (at the device's rate) of the current recording already sent as a pause.
     paused_at: usize,
+    /// The current recording's journal and how many of its samples are in it.
+    journal: Option<(JournalWriter, usize)>,
 }
 
 impl RecorderThread {
@@ -192,6 +207,7 @@ impl RecorderThread {
             stream_errors: mpsc::channel(),
             current: None,
             paused_at: 0,
+            journal: None,
         }
     }
 
@@ -209,12 +225,13 @@ impl RecorderThread {
             }
             self.watch();
             self.notice_pause();
+            self.write_journal();
         }
     }
 
     fn handle(&mut self, command: RecorderCommand) {
         match command {
-            RecorderCommand::Start { id } => self.start(id),
+            RecorderCommand::Start { id, journal } => self.start(id, journal.as_deref()),
             RecorderCommand::Stop { id } => self.stop(id, true),
             RecorderCommand::Cancel { id } => self.stop(id, false),
             RecorderCommand::Configure(config) => {
@@ -231,7 +248,7 @@ impl RecorderThread {
         }
     }
 
-    fn start(&mut self, id: u64) {
+    fn start(&mut self, id: u64, journal: Option<&Path>) {
         if self.stream.is_none() {
             if let Err((problem, detail)) = self.open() {
                 (self.emit)(RecorderEvent::Failed {
@@ -257,6 +274,15 @@ impl RecorderThread {
         };
         self.current = Some((id, Instant::now()));
         self.paused_at = 0;
+        self.discard_journal();
+        self.journal = journal.and_then(|path| match JournalWriter::create(path, rate) {
+            Ok(writer) => Some((writer, 0)),
+            Err(e) => {
+                tracing::warn!("recording kept in memory only: {e}");
+                None
+            }
+        });
+        self.write_journal();
         (self.emit)(RecorderEvent::Started {
             id,
             device: name,
@@ -295,9 +321,69 @@ impl RecorderThread {
         if !self.config.keep_open {
             self.stream = None;
         }
-        if deliver {
-            let samples = at_target_rate(samples, rate);
-            (self.emit)(RecorderEvent::Audio { id, samples, ended });
+        if !deliver {
+            self.discard_journal();
+            return;
+        }
+        let journal = self.close_journal(&samples);
+        let samples = at_target_rate(samples, rate);
+        (self.emit)(RecorderEvent::Audio {
+            id,
+            samples,
+            ended,
+            journal,
+        });
+    }
+
+    /// Appends what was recorded since the last call to the current recording's journal. A
+    /// journal that cannot be written is given up (the recording stays in memory and is saved
+    /// whole when it ends).
+    fn write_journal(&mut self) {
+        let Some((_, written)) = &self.journal else {
+            return;
+        };
+        let new: Vec<f32> = {
+            let shared = lock(&self.shared);
+            match shared.recording.as_ref() {
+                Some(recording) if recording.len() > *written => recording[*written..].to_vec(),
+                _ => return,
+            }
+        };
+        self.append_journal(&new);
+    }
+
+    fn append_journal(&mut self, new: &[f32]) {
+        let Some((writer, written)) = &mut self.journal else {
+            return;
+        };
+        match writer.append(new) {
+            Ok(()) => *written += new.len(),
+            Err(e) => {
+                tracing::warn!("recording kept in memory only: {e}");
+                self.discard_journal();
+            }
+        }
+    }
+
+    /// Appends the rest of `recording` (all of it, at the device's rate) and closes the
+    /// journal; its path when it holds the whole recording.
+    fn close_journal(&mut self, recording: &[f32]) -> Option<PathBuf> {
+        let written = self.journal.as_ref()?.1;
+        if recording.len() > written {
+            self.append_journal(&recording[written..]);
+        }
+        let (writer, _) = self.journal.take()?;
+        Some(writer.path().to_path_buf())
+    }
+
+    /// Closes and deletes the current journal (a cancelled or failed recording).
+    fn discard_journal(&mut self) {
+        if let Some((writer, _)) = self.journal.take() {
+            let path = writer.path().to_path_buf();
+            drop(writer);
+            if let Err(e) = std::fs::remove_file(&path) {
+                tracing::warn!("{}: {e}", path.display());
+            }
         }
     }
 
@@ -399,6 +485,7 @@ impl RecorderThread {
             }
             let id = self.current.take().map(|(id, _)| id);
             lock(&self.shared).recording = None;
+            self.discard_journal();
             self.stream = None;
             tracing::warn!("microphone failed: {message}");
             (self.emit)(RecorderEvent::Failed {

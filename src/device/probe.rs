@@ -836,7 +836,7 @@ fn simulated_spec(gpu: &SimulatedGpu) -> String {
             .unwrap_or_else(|| format!("{category:?}"));
         items.push(format!("fail={op}:{category}"));
     }
-    items.extend(gpu.abort.iter().map(|op| format!("abort={op}")));
+    items.extend(gpu.abort.iter().map(|(op, at)| format!("abort={op}@{at}")));
     items.extend(gpu.corrupt.iter().map(|check| format!("corrupt={check}")));
     items.join(",")
 }

@@ -5,9 +5,11 @@
 //! silently does). Real MPS and CUDA go through exactly the same device-manager code.
 //!
 //! Grammar (comma-separated, first item the kind):
-//! `mps|cuda[,fail=OP:CATEGORY]...[,abort=OP]...[,corrupt=CHECK]...[,name=NAME]`
+//! `mps|cuda[,fail=OP:CATEGORY]...[,abort=OP[@N]]...[,corrupt=CHECK]...[,name=NAME]`
 //! e.g. `mps,name=M1,fail=load:sparse_backend,corrupt=conv1d`. OP is load, encode, decode or
 //! probe; CATEGORY one of the [`ErrorCategory`] names (snake_case); CHECK a probe check name.
+//! `abort=encode@2` aborts at the process's second encode on the device (the app's warm-up is
+//! the first: the second is a dictation's), `abort=encode` at the first.
 
 use super::errors::{example_message, ErrorCategory};
 use super::{DeviceKind, Operation};
@@ -20,7 +22,8 @@ pub struct SimulatedGpu {
     /// Shown to users, e.g. "M1".
     pub name: String,
     pub fail: Vec<(Operation, ErrorCategory)>,
-    pub abort: Vec<Operation>,
+    /// Operations that abort the process, at which of their runs in it (1 = the first).
+    pub abort: Vec<(Operation, u32)>,
     pub corrupt: Vec<String>,
 }
 
@@ -65,7 +68,18 @@ impl SimulatedGpu {
                         .ok_or_else(|| SpecError(format!("'{value}' is not OP:CATEGORY")))?;
                     gpu.fail.push((parse_op(op)?, parse_category(category)?));
                 }
-                "abort" => gpu.abort.push(parse_op(value)?),
+                "abort" => {
+                    let (op, at) = match value.split_once('@') {
+                        Some((op, at)) => (
+                            op,
+                            at.parse().ok().filter(|&n| n >= 1).ok_or_else(|| {
+                                SpecError(format!("'{at}' in '{item}' is not a run number from 1"))
+                            })?,
+                        ),
+                        None => (value, 1),
+                    };
+                    gpu.abort.push((parse_op(op)?, at));
+                }
                 "corrupt" => gpu.corrupt.push(value.to_string()),
                 "name" => gpu.name = value.to_string(),
                 _ => return Err(SpecError(format!("unknown key '{key}'"))),
@@ -77,7 +91,8 @@ impl SimulatedGpu {
     /// Called just before `op` runs on this device: the configured failure as the real error
     /// text, or a process abort (after printing what MPS prints).
     pub fn before(&self, op: Operation) -> Result<(), String> {
-        if self.abort.contains(&op) {
+        let run = count_run(op);
+        if self.abort.contains(&(op, run)) {
             eprintln!("{}", example_message(ErrorCategory::Crashed));
             std::process::abort();
         }
@@ -90,6 +105,22 @@ impl SimulatedGpu {
     /// Whether the probe check `check` should return silently wrong numbers.
     pub fn corrupts(&self, check: &str) -> bool {
         self.corrupt.iter().any(|c| c == check || c == "all")
+    }
+}
+
+/// Counts a run of `op` in this process; returns which run it is (1 = the first).
+fn count_run(op: Operation) -> u32 {
+    static RUNS: std::sync::Mutex<Vec<(Operation, u32)>> = std::sync::Mutex::new(Vec::new());
+    let mut runs = RUNS.lock().unwrap_or_else(|p| p.into_inner());
+    match runs.iter_mut().find(|(o, _)| *o == op) {
+        Some((_, n)) => {
+            *n = n.saturating_add(1);
+            *n
+        }
+        None => {
+            runs.push((op, 1));
+            1
+        }
     }
 }
 
@@ -117,7 +148,14 @@ mod tests {
             gpu.fail,
             vec![(Operation::Load, ErrorCategory::SparseBackend)]
         );
-        assert_eq!(gpu.abort, vec![Operation::Encode]);
+        assert_eq!(gpu.abort, vec![(Operation::Encode, 1)]);
+        let later = SimulatedGpu::parse("mps,abort=encode@2,abort=decode@5").unwrap();
+        assert_eq!(
+            later.abort,
+            vec![(Operation::Encode, 2), (Operation::Decode, 5)]
+        );
+        assert!(SimulatedGpu::parse("mps,abort=encode@0").is_err());
+        assert!(SimulatedGpu::parse("mps,abort=encode@x").is_err());
         assert!(gpu.corrupts("conv1d") && !gpu.corrupts("linear"));
         let err = gpu.before(Operation::Load).unwrap_err();
         assert!(err.contains("SparseMPS"), "{err}");

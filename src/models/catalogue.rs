@@ -274,6 +274,23 @@ pub fn suggest_default(machine: &Machine) -> &'static str {
     }
 }
 
+/// The model to suggest when Polish gave no text with `current`: the machine's suggestion
+/// (see [`suggest_default`]) when it is a larger multilingual model, otherwise `small`, the
+/// first step up with good Polish. `None` when `current` is already `small` or larger, or is not
+/// a catalogue model (a folder of the person's own: they chose it knowingly).
+pub fn larger_for_polish(current: &str, machine_suggestion: &str) -> Option<&'static str> {
+    const GOOD_POLISH: &str = "small";
+    let current = find(current)?;
+    let good = find(GOOD_POLISH)?;
+    if current.parameters >= good.parameters {
+        return None;
+    }
+    let suggested = find(machine_suggestion)
+        .filter(|m| !m.english_only && m.parameters > current.parameters)
+        .filter(|m| m.parameters >= good.parameters);
+    Some(suggested.map_or(good.name, |m| m.name))
+}
+
 /// Physical memory: `/proc/meminfo` on Linux, `sysctl hw.memsize` on macOS; `None` elsewhere
 /// or when neither answers.
 pub fn total_memory_bytes() -> Option<u64> {
@@ -316,6 +333,33 @@ pub fn human_bytes(bytes: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn polish_without_text_on_a_small_model_suggests_a_larger_multilingual_one() {
+        // A CPU-only machine is suggested base: the step up is small.
+        assert_eq!(larger_for_polish("base", "base"), Some("small"));
+        assert_eq!(larger_for_polish("tiny", "base"), Some("small"));
+        assert_eq!(larger_for_polish("base.en", "base"), Some("small"));
+        // A Mac with 16 GB is suggested large-v3-turbo.
+        assert_eq!(
+            larger_for_polish("base", "large-v3-turbo"),
+            Some("large-v3-turbo")
+        );
+        // Already good at Polish, or the person's own model: nothing to suggest.
+        for current in [
+            "small",
+            "medium",
+            "large-v3-turbo",
+            "/models/my-finetune",
+            "x",
+        ] {
+            assert_eq!(
+                larger_for_polish(current, "large-v3-turbo"),
+                None,
+                "{current}"
+            );
+        }
+    }
 
     fn machine(os: &'static str, arch: &'static str, gb: u64, cuda: bool) -> Machine {
         Machine {

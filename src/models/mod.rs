@@ -10,7 +10,7 @@ pub mod download;
 pub mod hub;
 pub mod manifest;
 
-pub use catalogue::{find, suggest_default, CatalogueEntry, Machine, CATALOGUE};
+pub use catalogue::{find, larger_for_polish, suggest_default, CatalogueEntry, Machine, CATALOGUE};
 pub use download::{download, DownloadError, DownloadOptions, Installed, Progress, Stage};
 pub use hub::{HubClient, HubError, Timeouts};
 pub use manifest::{Manifest, Mismatch};

@@ -22,6 +22,40 @@ pub fn apple_chip_name() -> Option<String> {
     }
 }
 
+/// A moment as the local clock and calendar show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LocalTime {
+    pub year: i32,
+    /// 1–12.
+    pub month: u32,
+    /// 1–31.
+    pub day: u32,
+    pub hour: u32,
+    pub minute: u32,
+}
+
+/// `at` in the system's time zone (POSIX `localtime_r`, on macOS and Linux alike); `None` for a
+/// moment the system cannot convert.
+pub fn local_time(at: std::time::SystemTime) -> Option<LocalTime> {
+    let seconds = at.duration_since(std::time::UNIX_EPOCH).ok()?.as_secs();
+    let seconds = libc::time_t::try_from(seconds).ok()?;
+    // SAFETY: `tm` is plain data that localtime_r fills; both pointers are valid for the call.
+    let tm = unsafe {
+        let mut tm: libc::tm = std::mem::zeroed();
+        if libc::localtime_r(&seconds, &mut tm).is_null() {
+            return None;
+        }
+        tm
+    };
+    Some(LocalTime {
+        year: tm.tm_year + 1900,
+        month: u32::try_from(tm.tm_mon + 1).ok()?,
+        day: u32::try_from(tm.tm_mday).ok()?,
+        hour: u32::try_from(tm.tm_hour).ok()?,
+        minute: u32::try_from(tm.tm_min).ok()?,
+    })
+}
+
 /// "Apple M1 Pro" → "M1 Pro"; other brand strings (Intel Macs) → `None`.
 pub fn chip_name_from_brand(brand: &str) -> Option<String> {
     let name = brand.trim().strip_prefix("Apple ")?.trim();

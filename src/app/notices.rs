@@ -1,0 +1,662 @@
+//! The app's notifications: what each one says, in English and Polish. Each is a summary line
+//! and a body that says what happened, what it means and, where there is one, what to do.
+
+use crate::audio::capture::MicrophoneProblem;
+use crate::i18n::UiLang;
+use std::time::Duration;
+
+/// Texts of the app's notifications.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Notice {
+    MaxLengthSoon {
+        remaining: Duration,
+    },
+    MaxLengthReached,
+    MicrophoneFailed {
+        problem: MicrophoneProblem,
+    },
+    TranscriptionFailed {
+        detail: String,
+    },
+    PasteFailed {
+        detail: String,
+    },
+    ModelFailed {
+        model: String,
+        detail: String,
+        /// The model is in the catalogue, so the Model menu offers to download it again.
+        redownload: bool,
+    },
+    NoModelInstalled {
+        models_dir: String,
+    },
+    HotkeyUnavailable {
+        hotkey: String,
+        detail: String,
+    },
+    SettingsDamaged {
+        detail: String,
+        /// Every setting is the default (else only the fields `detail` names).
+        whole_file: bool,
+    },
+    SettingsNotSaved {
+        detail: String,
+    },
+    NothingToRetry,
+    AlreadyRunning,
+    /// Keystrokes are not allowed (macOS Accessibility); the text was copied instead.
+    AccessibilityMissing,
+    /// The microphone delivered exact zeros: no microphone permission (macOS) or a muted input.
+    /// `mac`: say where the permission is (System Settings exist only there).
+    MicrophoneSilent {
+        mac: bool,
+    },
+    /// First run: a better model than the installed ones suits this machine (nothing is
+    /// downloaded until the user picks it).
+    ModelSuggested {
+        model: String,
+        size: String,
+    },
+    /// A download entry was clicked once: a second click starts it.
+    DownloadConfirm {
+        model: String,
+        size: String,
+    },
+    /// A download is running; another waits until it ends.
+    DownloadBusy {
+        model: String,
+    },
+    DownloadDone {
+        model: String,
+    },
+    DownloadFailed {
+        model: String,
+        detail: String,
+        /// What arrived is kept; choosing the model again continues from there.
+        resumable: bool,
+    },
+    /// A recording with speech in it gave no text (it is kept for Retry).
+    NothingRecognised {
+        /// Seconds of active sound.
+        speech: f32,
+        /// A larger model that would do better (Polish with a small model).
+        larger_model: Option<String>,
+    },
+    /// A recording the previous run did not finish was transcribed at start; its text is on
+    /// the clipboard.
+    RecordingRecovered {
+        /// When it was recorded, as the person's clock shows it.
+        recorded_at: String,
+        seconds: f32,
+    },
+    /// Such a recording had no words in it.
+    RecoveredNothing {
+        recorded_at: String,
+    },
+    /// Such a recording could not be transcribed.
+    RecoveryFailed {
+        recorded_at: String,
+        detail: String,
+    },
+    /// Such a recording was not transcribed: doing so stopped the app twice already.
+    RecordingNotRetried {
+        recorded_at: String,
+    },
+}
+
+impl Notice {
+    /// (summary, body) in `lang`.
+    pub fn text(&self, lang: UiLang) -> (String, String) {
+        let pl = lang == UiLang::Pl;
+        match self {
+            Notice::NothingRecognised { .. }
+            | Notice::RecordingRecovered { .. }
+            | Notice::RecoveredNothing { .. }
+            | Notice::RecoveryFailed { .. }
+            | Notice::RecordingNotRetried { .. } => {
+                self.kept_recording_text(pl).unwrap_or_default()
+            }
+            Notice::MaxLengthSoon { remaining } => {
+                let s = remaining.as_secs();
+                if pl {
+                    (
+                        "Nagranie zaraz się skończy".into(),
+                        format!("Nagrywanie zatrzyma się za {s} s (limit długości)."),
+                    )
+                } else {
+                    (
+                        "Recording ends soon".into(),
+                        format!("Recording stops in {s} s (maximum length)."),
+                    )
+                }
+            }
+            Notice::MaxLengthReached => {
+                if pl {
+                    (
+                        "Osiągnięto limit długości".into(),
+                        "Nagranie zatrzymane; przepisuję to, co nagrano.".into(),
+                    )
+                } else {
+                    (
+                        "Maximum length reached".into(),
+                        "Recording stopped; transcribing what was recorded.".into(),
+                    )
+                }
+            }
+            Notice::MicrophoneFailed { problem } => {
+                let what = match (problem, pl) {
+                    (MicrophoneProblem::NotFound, true) => "Nie znaleziono mikrofonu.",
+                    (MicrophoneProblem::NotFound, false) => "No microphone was found.",
+                    (MicrophoneProblem::CannotOpen, true) => "Nie można otworzyć mikrofonu (zajęty albo brak dostępu).",
+                    (MicrophoneProblem::CannotOpen, false) => "The microphone cannot be opened (busy, or no access).",
+                    (MicrophoneProblem::Lost, true) => "Mikrofon przestał działać w trakcie nagrania (odłączony?). Nagranie przerwano.",
+                    (MicrophoneProblem::Lost, false) => "The microphone stopped during the recording (unplugged?). The recording was dropped.",
+                };
+                let advice = if pl {
+                    "Sprawdź, czy mikrofon jest podłączony i czy aplikacja ma do niego dostęp; szczegóły są w logu."
+                } else {
+                    "Check that the microphone is connected and that the app may use it; details are in the log."
+                };
+                let summary = if pl {
+                    "Problem z mikrofonem"
+                } else {
+                    "Microphone problem"
+                };
+                (summary.into(), format!("{what} {advice}"))
+            }
+            Notice::TranscriptionFailed { detail } => {
+                if pl {
+                    (
+                        "Nie udało się przepisać".into(),
+                        format!("{detail}. Nagranie zachowano: menu → Ponów ostatnie nagranie."),
+                    )
+                } else {
+                    (
+                        "Transcription failed".into(),
+                        format!("{detail}. The recording is kept: menu → Retry last recording."),
+                    )
+                }
+            }
+            Notice::PasteFailed { detail } => {
+                if pl {
+                    (
+                        "Nie udało się wkleić".into(),
+                        format!("{detail}. Tekst jest w menu → Ostatnie transkrypcje."),
+                    )
+                } else {
+                    (
+                        "Could not paste".into(),
+                        format!("{detail}. The text is in the menu → Recent transcripts."),
+                    )
+                }
+            }
+            Notice::ModelFailed {
+                model,
+                detail,
+                redownload,
+            } => {
+                let (summary, hint) = if pl {
+                    (
+                        format!("Nie można wczytać modelu {model}"),
+                        " Model → Pobierz ponownie.",
+                    )
+                } else {
+                    (
+                        format!("Cannot load the model {model}"),
+                        " Model → Download again.",
+                    )
+                };
+                let body = if *redownload {
+                    format!("{detail}.{hint}")
+                } else {
+                    detail.clone()
+                };
+                (summary, body)
+            }
+            Notice::NoModelInstalled { models_dir } => {
+                if pl {
+                    ("Brak modelu".into(), format!("Nie zainstalowano żadnego modelu Whisper w {models_dir}. Wybierz Model → Pobierz model albo uruchom scripts/setup.sh."))
+                } else {
+                    (
+                        "No model installed".into(),
+                        format!(
+                            "No Whisper model is installed in {models_dir}. Choose Model → Download a model, or run scripts/setup.sh."
+                        ),
+                    )
+                }
+            }
+            Notice::HotkeyUnavailable { hotkey, detail } => {
+                if pl {
+                    ("Skrót niedostępny".into(), format!("Nie można użyć skrótu {hotkey}: {detail}. Zmień \"hotkey\" w settings.json."))
+                } else {
+                    ("Hotkey unavailable".into(), format!("Cannot use the hotkey {hotkey}: {detail}. Change \"hotkey\" in settings.json."))
+                }
+            }
+            Notice::SettingsDamaged { detail, whole_file } => {
+                let consequence = match (pl, whole_file) {
+                    (true, true) => "Używam ustawień domyślnych.",
+                    (true, false) => "Pozostałe ustawienia zachowuję.",
+                    (false, true) => "Using the default settings.",
+                    (false, false) => "The other settings are kept.",
+                };
+                let title = if pl {
+                    "Ustawienia uszkodzone"
+                } else {
+                    "Settings damaged"
+                };
+                (title.into(), format!("{detail}. {consequence}"))
+            }
+            Notice::SettingsNotSaved { detail } => {
+                if pl {
+                    ("Nie zapisano ustawień".into(), detail.clone())
+                } else {
+                    ("Settings not saved".into(), detail.clone())
+                }
+            }
+            Notice::NothingToRetry => {
+                if pl {
+                    (
+                        "Brak nagrania".into(),
+                        "Nie ma zapisanego nagrania do ponowienia.".into(),
+                    )
+                } else {
+                    (
+                        "No recording".into(),
+                        "There is no saved recording to retry.".into(),
+                    )
+                }
+            }
+            Notice::AccessibilityMissing => {
+                if pl {
+                    ("Brak uprawnień do wklejania".into(), "Tekst jest w schowku (wklej go Cmd+V). Aby wklejać automatycznie: Ustawienia systemowe → Prywatność i ochrona → Dostępność → włącz Whisper Dictation. Jeśli już jest włączony, usuń go (−) i dodaj ponownie: zgoda wygasa po aktualizacji lub przeniesieniu aplikacji.".into())
+                } else {
+                    ("Not allowed to paste".into(), "The text is on the clipboard (paste it with Cmd+V). To paste automatically: System Settings → Privacy & Security → Accessibility → turn on Whisper Dictation. If it is already on, remove it (−) and add it again: the grant goes stale when the app is updated or moved.".into())
+                }
+            }
+            Notice::MicrophoneSilent { mac: true } => {
+                if pl {
+                    ("Mikrofon nic nie słyszy".into(), "Nagranie to sama cisza cyfrowa. Ustawienia systemowe → Prywatność i ochrona → Mikrofon → włącz Whisper Dictation. Sprawdź też, czy wejście nie jest wyciszone.".into())
+                } else {
+                    ("The microphone hears nothing".into(), "The recording is pure digital silence. System Settings → Privacy & Security → Microphone → turn on Whisper Dictation. Also check that the input is not muted.".into())
+                }
+            }
+            Notice::MicrophoneSilent { mac: false } => {
+                if pl {
+                    ("Mikrofon nic nie słyszy".into(), "Nagranie to sama cisza cyfrowa. Sprawdź, czy wejście nie jest wyciszone i czy wybrany jest właściwy mikrofon (Mikrofon w menu albo ustawienia dźwięku systemu).".into())
+                } else {
+                    ("The microphone hears nothing".into(), "The recording is pure digital silence. Check that the input is not muted and that the right microphone is chosen (Microphone in the menu, or the system's sound settings).".into())
+                }
+            }
+            Notice::ModelSuggested { model, size } => {
+                if pl {
+                    ("Sugerowany model".into(), format!("Na tym komputerze lepiej sprawdzi się model {model} ({size}). Pobierz go w menu Model → Pobierz model, jeśli chcesz; nic nie jest pobierane bez pytania."))
+                } else {
+                    ("Suggested model".into(), format!("The {model} model ({size}) suits this computer better. Get it from Model → Download a model if you like; nothing is downloaded unasked."))
+                }
+            }
+            Notice::DownloadConfirm { model, size } => {
+                if pl {
+                    (format!("Pobrać {model}?"), format!("Kliknij {model} jeszcze raz (Model → Pobierz model), aby pobrać {size}."))
+                } else {
+                    (
+                        format!("Download {model}?"),
+                        format!(
+                            "Click {model} again (Model → Download a model) to download {size}."
+                        ),
+                    )
+                }
+            }
+            Notice::DownloadBusy { model } => {
+                if pl {
+                    (
+                        "Pobieranie trwa".into(),
+                        format!(
+                            "Trwa pobieranie modelu {model}. Poczekaj na koniec albo je anuluj."
+                        ),
+                    )
+                } else {
+                    (
+                        "A download is running".into(),
+                        format!("The {model} model is downloading. Wait for it, or cancel it."),
+                    )
+                }
+            }
+            Notice::DownloadDone { model } => {
+                if pl {
+                    (
+                        format!("Pobrano {model}"),
+                        format!(
+                            "Model {model} jest sprawdzony i zainstalowany; przełączam na niego."
+                        ),
+                    )
+                } else {
+                    (
+                        format!("{model} downloaded"),
+                        format!("The {model} model is verified and installed; switching to it."),
+                    )
+                }
+            }
+            Notice::DownloadFailed {
+                model,
+                detail,
+                resumable,
+            } => {
+                let (summary, hint) = if pl {
+                    (
+                        format!("Nie pobrano {model}"),
+                        " Pobrane części zostają: wybierz model ponownie, aby dokończyć.",
+                    )
+                } else {
+                    (
+                        format!("{model} not downloaded"),
+                        " What arrived is kept: choose the model again to continue.",
+                    )
+                };
+                (
+                    summary,
+                    format!("{detail}.{}", if *resumable { hint } else { "" }),
+                )
+            }
+            Notice::AlreadyRunning => {
+                if pl {
+                    (
+                        "Już działa".into(),
+                        "Whisper Dictation jest już uruchomiony (ikona w pasku menu).".into(),
+                    )
+                } else {
+                    (
+                        "Already running".into(),
+                        "Whisper Dictation is already running (see its menu-bar icon).".into(),
+                    )
+                }
+            }
+        }
+    }
+}
+
+impl Notice {
+    /// The notices about a recording that gave no text or that a previous run left unfinished;
+    /// `None` for the others.
+    fn kept_recording_text(&self, pl: bool) -> Option<(String, String)> {
+        let retry = if pl {
+            "Nagranie zachowano: menu → Ponów ostatnie nagranie."
+        } else {
+            "The recording is kept: menu → Retry last recording."
+        };
+        let interrupted = |at: &str| {
+            if pl {
+                format!("Dyktowanie z {at} zostało przerwane, bo aplikacja przestała działać")
+            } else {
+                format!("The dictation from {at} was interrupted when the app stopped")
+            }
+        };
+        let text = match self {
+            Notice::NothingRecognised {
+                speech,
+                larger_model,
+            } => {
+                let seconds = format!("{speech:.1}");
+                let larger = match (larger_model, pl) {
+                    (Some(m), true) => {
+                        format!(" Model {m} znacznie lepiej rozpoznaje polski (menu → Model).")
+                    }
+                    (Some(m), false) => {
+                        format!(" The {m} model recognises Polish much better (menu → Model).")
+                    }
+                    (None, _) => String::new(),
+                };
+                if pl {
+                    (
+                        "Nic nie rozpoznano".into(),
+                        format!(
+                            "Nagranie ma {} s mowy, ale nie rozpoznano w nim słów. {retry}{larger}",
+                            seconds.replace('.', ",")
+                        ),
+                    )
+                } else {
+                    (
+                        "Nothing recognised".into(),
+                        format!(
+                            "The recording has {seconds} s of speech, but no words were \
+                             recognised in it. {retry}{larger}"
+                        ),
+                    )
+                }
+            }
+            Notice::RecordingRecovered {
+                recorded_at,
+                seconds,
+            } => {
+                let seconds = format!("{seconds:.0}");
+                if pl {
+                    (
+                        "Odzyskano dyktowanie".into(),
+                        format!(
+                            "{} ({seconds} s). Jego tekst jest w schowku (nie został wklejony) \
+                             i w Ostatnich transkrypcjach.",
+                            interrupted(recorded_at)
+                        ),
+                    )
+                } else {
+                    (
+                        "Dictation recovered".into(),
+                        format!(
+                            "{} ({seconds} s). Its text is on the clipboard (not pasted) and in \
+                             Recent transcripts.",
+                            interrupted(recorded_at)
+                        ),
+                    )
+                }
+            }
+            Notice::RecoveredNothing { recorded_at } => {
+                let summary = if pl {
+                    "Odzyskano dyktowanie"
+                } else {
+                    "Dictation recovered"
+                };
+                let words = if pl {
+                    "nie rozpoznano w nim słów"
+                } else {
+                    "no words were recognised in it"
+                };
+                (
+                    summary.into(),
+                    format!("{}; {words}. {retry}", interrupted(recorded_at)),
+                )
+            }
+            Notice::RecoveryFailed {
+                recorded_at,
+                detail,
+            } => {
+                let summary = if pl {
+                    "Nie odzyskano dyktowania"
+                } else {
+                    "Dictation not recovered"
+                };
+                (
+                    summary.into(),
+                    format!("{}: {detail}. {retry}", interrupted(recorded_at)),
+                )
+            }
+            Notice::RecordingNotRetried { recorded_at } => {
+                if pl {
+                    (
+                        "Nie ponowiono dyktowania".into(),
+                        format!(
+                            "Przepisywanie dyktowania z {recorded_at} dwa razy przerwało działanie \
+                             aplikacji, więc nie jest ponawiane samo. {retry}"
+                        ),
+                    )
+                } else {
+                    (
+                        "Dictation not retried".into(),
+                        format!(
+                            "Transcribing the dictation from {recorded_at} stopped the app twice, \
+                             so it is not retried by itself. {retry}"
+                        ),
+                    )
+                }
+            }
+            _ => return None,
+        };
+        Some(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kept_recordings_are_said_with_when_and_what_to_do() {
+        let nothing = |larger_model: Option<&str>| Notice::NothingRecognised {
+            speech: 2.5,
+            larger_model: larger_model.map(str::to_string),
+        };
+        let (summary, body) = nothing(Some("small")).text(UiLang::Pl);
+        assert_eq!(summary, "Nic nie rozpoznano");
+        assert!(
+            body.contains("2,5 s") && body.contains("Ponów ostatnie nagranie"),
+            "{body}"
+        );
+        assert!(
+            body.contains("Model small") && body.contains("polski"),
+            "{body}"
+        );
+        let (_, body) = nothing(None).text(UiLang::En);
+        assert!(
+            body.contains("2.5 s") && body.contains("Retry last recording"),
+            "{body}"
+        );
+        assert!(!body.contains("model"), "{body}");
+
+        let at = "14:05".to_string();
+        let recovered = Notice::RecordingRecovered {
+            recorded_at: at.clone(),
+            seconds: 20.4,
+        };
+        let (summary, body) = recovered.text(UiLang::En);
+        assert_eq!(summary, "Dictation recovered");
+        assert!(
+            body.contains("14:05 was interrupted") && body.contains("(20 s)"),
+            "{body}"
+        );
+        assert!(body.contains("clipboard (not pasted)"), "{body}");
+        let (_, body) = recovered.text(UiLang::Pl);
+        assert!(
+            body.contains("z 14:05") && body.contains("schowku"),
+            "{body}"
+        );
+        for notice in [
+            Notice::RecoveredNothing {
+                recorded_at: at.clone(),
+            },
+            Notice::RecoveryFailed {
+                recorded_at: at.clone(),
+                detail: "x.wav is not a valid WAV file".into(),
+            },
+            Notice::RecordingNotRetried {
+                recorded_at: at.clone(),
+            },
+        ] {
+            for lang in [UiLang::En, UiLang::Pl] {
+                let (summary, body) = notice.text(lang);
+                assert!(!summary.is_empty(), "{notice:?}");
+                assert!(body.contains("14:05"), "{body}");
+                assert!(
+                    body.contains("Retry last recording")
+                        || body.contains("Ponów ostatnie nagranie"),
+                    "{body}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn notices_speak_both_languages() {
+        let (summary, body) = Notice::MaxLengthSoon {
+            remaining: Duration::from_secs(10),
+        }
+        .text(UiLang::Pl);
+        assert_eq!(summary, "Nagranie zaraz się skończy");
+        assert!(body.contains("10 s"));
+        for lang in [UiLang::En, UiLang::Pl] {
+            let (_, mac) = Notice::MicrophoneSilent { mac: true }.text(lang);
+            let (_, linux) = Notice::MicrophoneSilent { mac: false }.text(lang);
+            assert!(mac.contains("Whisper Dictation"), "{mac}");
+            assert!(
+                !linux.contains("Whisper Dictation") && !linux.contains('→'),
+                "{linux}"
+            );
+        }
+        let (summary, _) = Notice::AlreadyRunning.text(UiLang::En);
+        assert_eq!(summary, "Already running");
+    }
+
+    #[test]
+    fn a_damaged_settings_file_is_reported_with_its_consequence_once() {
+        let file = crate::settings::Settings::load;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("settings.json"), "{broken").unwrap();
+        let whole = file(dir.path()).1.expect("a warning");
+        std::fs::write(
+            dir.path().join("settings.json"),
+            r#"{"max_recording_secs": "long"}"#,
+        )
+        .unwrap();
+        let fields = file(dir.path()).1.expect("a warning");
+        for (warning, en, pl) in [
+            (
+                &whole,
+                "Using the default settings.",
+                "Używam ustawień domyślnych.",
+            ),
+            (
+                &fields,
+                "The other settings are kept.",
+                "Pozostałe ustawienia zachowuję.",
+            ),
+        ] {
+            let notice = Notice::SettingsDamaged {
+                detail: warning.file_and_problem(),
+                whole_file: warning.whole_file,
+            };
+            let (_, body) = notice.text(UiLang::En);
+            assert!(body.ends_with(en), "{body}");
+            assert_eq!(
+                body.to_lowercase().matches("default settings").count(),
+                usize::from(warning.whole_file),
+                "{body}"
+            );
+            let (_, body) = notice.text(UiLang::Pl);
+            assert!(body.ends_with(pl), "{body}");
+        }
+    }
+
+    #[test]
+    fn model_notices_speak_both_languages() {
+        let failed = |redownload| Notice::ModelFailed {
+            model: "base".into(),
+            detail: "model.bin: tensor `x` is missing".into(),
+            redownload,
+        };
+        let (_, body) = failed(true).text(UiLang::Pl);
+        assert!(
+            body.contains("Pobierz ponownie") && body.contains("model.bin"),
+            "{body}"
+        );
+        let (_, body) = failed(false).text(UiLang::En);
+        assert!(!body.contains("again"), "{body}");
+        let failed = Notice::DownloadFailed {
+            model: "small".into(),
+            detail: "stalled".into(),
+            resumable: true,
+        };
+        assert!(failed.text(UiLang::En).1.contains("continue"));
+        let confirm = Notice::DownloadConfirm {
+            model: "small".into(),
+            size: "487 MB".into(),
+        };
+        assert!(confirm.text(UiLang::Pl).1.contains("487 MB"));
+    }
+}
