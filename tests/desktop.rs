@@ -14,14 +14,16 @@
 
 mod rig;
 
+use rig::app::{
+    clip, clip_text, resident_mb, start_app, target_dir, wait_for_clipboard, wait_ready,
+    write_settings, HOTKEY, TRANSCRIBE_TIMEOUT,
+};
 use rig::{run_ok, AppProcess, Desktop, TextBox};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_whisper-dictation");
-const HOTKEY: &str = "ctrl+alt+space";
 /// The summary of the app's notification when the microphone fails (the UI is Polish there).
 const MICROPHONE_NOTICE: &str = "Problem z mikrofonem";
 /// Tray icon colours (the filled disc), and how far a screenshot's pixels may stray from them.
@@ -32,71 +34,6 @@ const ICON_TOLERANCE: u8 = 40;
 const ICON_MIN_PIXELS: usize = 60;
 const SENTINEL: &str = "previous clipboard ✓";
 const GPU_NOTICE: &str = "Wykryto problem kompatybilności z GPU M1. Przełączam na CPU.";
-/// Model load and warm-up of `base` on a 2-core machine, with room to spare.
-const READY_TIMEOUT: Duration = Duration::from_secs(180);
-const TRANSCRIBE_TIMEOUT: Duration = Duration::from_secs(90);
-
-fn clip(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/clips")
-        .join(name)
-}
-
-/// The exact text of a clip (tests/fixtures/clips/texts.json).
-fn clip_text(name: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/clips/texts.json");
-    let json: serde_json::Value =
-        serde_json::from_str(&fs::read_to_string(path).expect("texts.json")).expect("JSON");
-    json[name].as_str().expect("a clip text").to_string()
-}
-
-/// `target/` of this build: the binary is `target/<profile>/whisper-dictation`.
-fn target_dir() -> PathBuf {
-    Path::new(BIN)
-        .parent()
-        .and_then(Path::parent)
-        .expect("the binary lies in target/<profile>/")
-        .to_path_buf()
-}
-
-fn write_settings(state: &Path, output: &str) {
-    fs::create_dir_all(state).unwrap();
-    let settings = serde_json::json!({
-        "hotkey": HOTKEY,
-        "hotkey_mode": "hold",
-        "output": output,
-        "language": "en",
-        "model": "base",
-    });
-    fs::write(
-        state.join("settings.json"),
-        serde_json::to_string_pretty(&settings).unwrap(),
-    )
-    .unwrap();
-}
-
-fn start_app(desktop: &Desktop, state: &Path, env: &[(&str, &str)]) -> AppProcess {
-    let mut vars = vec![
-        (
-            "WHISPER_DICTATION_STATE_DIR",
-            state.to_str().expect("a UTF-8 path"),
-        ),
-        ("WHISPER_DICTATION_LOG", "info"),
-    ];
-    vars.extend_from_slice(env);
-    let no_args: [&str; 0] = [];
-    desktop
-        .spawn_app(Path::new(BIN), vars, no_args)
-        .unwrap_or_else(|e| panic!("starting the app: {e}"))
-}
-
-fn wait_ready(app: &mut AppProcess) -> Duration {
-    let started = Instant::now();
-    app.wait_for_log("app ready", READY_TIMEOUT)
-        .unwrap_or_else(|e| panic!("{e}"));
-    started.elapsed()
-}
-
 /// The tray icon's centre once it shows a disc of `colour`; panics naming the screenshot.
 fn tray_icon(desktop: &Desktop, shot: &Path, colour: &str, timeout: Duration) -> (u32, u32) {
     let blob = desktop
@@ -254,32 +191,6 @@ fn assert_said(got: &str, expected: &str, must: &[&str], what: &str) {
     );
 }
 
-/// The resident memory of process `pid` in MB (0 when it cannot be read).
-fn resident_mb(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|status| {
-            status
-                .lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<u64>().ok())
-        })
-        .map_or(0, |kb| kb / 1024)
-}
-
-/// Waits until the clipboard holds `expected` (the app restores it ~300 ms after a paste).
-fn wait_for_clipboard(desktop: &Desktop, expected: &str, timeout: Duration) -> String {
-    let deadline = Instant::now() + timeout;
-    loop {
-        let now = desktop.clipboard().unwrap_or_else(|e| panic!("{e}"));
-        if now == expected || Instant::now() >= deadline {
-            return now;
-        }
-        thread::sleep(Duration::from_millis(100));
-    }
-}
-
 #[test]
 fn dictation_on_a_real_desktop() {
     let test_started = Instant::now();
@@ -301,7 +212,7 @@ fn dictation_on_a_real_desktop() {
     );
 
     // (a) The app starts and becomes ready; a second instance refuses to start.
-    write_settings(&state, "paste");
+    write_settings(&state, "paste", "en");
     let mut app = start_app(&desktop, &state, &[("WHISPER_DICTATION_UI_LANG", "en")]);
     let ready_after = wait_ready(&mut app);
     println!(
@@ -458,7 +369,7 @@ fn dictation_on_a_real_desktop() {
         .unwrap_or_else(|e| panic!("stopping the app: {e}"));
     println!("app stopped ({status})");
     drop(app);
-    write_settings(&state, "paste");
+    write_settings(&state, "paste", "en");
     let mut app = start_app(
         &desktop,
         &state,

@@ -20,6 +20,8 @@
 //! Standard library only, plus `png` to read screenshots.
 #![allow(dead_code)]
 
+pub mod app;
+
 use std::collections::VecDeque;
 use std::ffi::OsStr;
 use std::fs::{self, File, OpenOptions};
@@ -1192,6 +1194,17 @@ impl AppProcess {
         })
     }
 
+    /// Kills the program at once with SIGKILL, as a crash would end it (no handler runs, no
+    /// file is closed); waited for.
+    pub fn kill(&mut self) -> io::Result<ExitStatus> {
+        if let Some(status) = self.child.try_wait()? {
+            return Ok(status);
+        }
+        // SAFETY: kill(2) on the pid of our own child, not yet waited for.
+        unsafe { kill(self.child.id() as i32, SIGKILL) };
+        self.child.wait()
+    }
+
     /// Stops the program: SIGTERM, up to 10 s to exit, then SIGKILL; waited for.
     pub fn stop(&mut self) -> io::Result<ExitStatus> {
         stop_child(&mut self.child, Duration::from_secs(10))
@@ -1290,19 +1303,25 @@ impl<'d> TextBox<'d> {
         }
     }
 
-    /// Presses Return in the text box and returns the text it held (zenity prints it).
+    /// Presses Return in the text box and returns the text it held (zenity prints it). A
+    /// Return that zenity let pass (seen once on a loaded 2-core machine: the box had the
+    /// focus and stayed open) is pressed once more before giving up.
     pub fn submit(mut self) -> io::Result<String> {
-        self.focus()?;
-        self.desktop
-            .xdotool(&["key", "--clearmodifiers", "Return"])?;
-        match wait_child(&mut self.child, Duration::from_secs(10))? {
-            Some(_) => {}
-            None => {
-                return Err(timed_out(format!(
-                    "the text box {:?} did not close within 10 s of Return",
-                    self.title
-                )))
+        let mut closed = None;
+        for wait in [Duration::from_secs(5), Duration::from_secs(10)] {
+            self.focus()?;
+            self.desktop
+                .xdotool(&["key", "--clearmodifiers", "Return"])?;
+            closed = wait_child(&mut self.child, wait)?;
+            if closed.is_some() {
+                break;
             }
+        }
+        if closed.is_none() {
+            return Err(timed_out(format!(
+                "the text box {:?} did not close within 15 s of two presses of Return",
+                self.title
+            )));
         }
         let text = fs::read_to_string(&self.stdout)?;
         Ok(text.strip_suffix('\n').unwrap_or(&text).to_string())

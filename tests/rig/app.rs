@@ -1,0 +1,105 @@
+//! The app as the desktop tests run it: its binary, settings, start and readiness, the test
+//! clips and their texts, and what can be read of it from outside (resident size, clipboard).
+
+use super::{AppProcess, Desktop};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::thread;
+use std::time::{Duration, Instant};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_whisper-dictation");
+/// The hotkey the tests hold to dictate.
+pub const HOTKEY: &str = "ctrl+alt+space";
+/// Model load and warm-up of `base` on a 2-core machine, with room to spare.
+pub const READY_TIMEOUT: Duration = Duration::from_secs(180);
+pub const TRANSCRIBE_TIMEOUT: Duration = Duration::from_secs(90);
+
+pub fn clip(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/clips")
+        .join(name)
+}
+
+/// The exact text of a clip (tests/fixtures/clips/texts.json).
+pub fn clip_text(name: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/clips/texts.json");
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(path).expect("texts.json")).expect("JSON");
+    json[name].as_str().expect("a clip text").to_string()
+}
+
+/// `target/` of this build: the binary is `target/<profile>/whisper-dictation`.
+pub fn target_dir() -> PathBuf {
+    Path::new(BIN)
+        .parent()
+        .and_then(Path::parent)
+        .expect("the binary lies in target/<profile>/")
+        .to_path_buf()
+}
+
+/// Settings for a test start: the test hotkey held to dictate, `output` mode, the `language`
+/// spoken, model `base`.
+pub fn write_settings(state: &Path, output: &str, language: &str) {
+    fs::create_dir_all(state).unwrap();
+    let settings = serde_json::json!({
+        "hotkey": HOTKEY,
+        "hotkey_mode": "hold",
+        "output": output,
+        "language": language,
+        "model": "base",
+    });
+    fs::write(
+        state.join("settings.json"),
+        serde_json::to_string_pretty(&settings).unwrap(),
+    )
+    .unwrap();
+}
+
+pub fn start_app(desktop: &Desktop, state: &Path, env: &[(&str, &str)]) -> AppProcess {
+    let mut vars = vec![
+        (
+            "WHISPER_DICTATION_STATE_DIR",
+            state.to_str().expect("a UTF-8 path"),
+        ),
+        ("WHISPER_DICTATION_LOG", "info"),
+    ];
+    vars.extend_from_slice(env);
+    let no_args: [&str; 0] = [];
+    desktop
+        .spawn_app(Path::new(BIN), vars, no_args)
+        .unwrap_or_else(|e| panic!("starting the app: {e}"))
+}
+
+pub fn wait_ready(app: &mut AppProcess) -> Duration {
+    let started = Instant::now();
+    app.wait_for_log("app ready", READY_TIMEOUT)
+        .unwrap_or_else(|e| panic!("{e}"));
+    started.elapsed()
+}
+
+/// The resident memory of process `pid` in MB (0 when it cannot be read).
+pub fn resident_mb(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb / 1024)
+}
+
+/// Waits until the clipboard holds `expected` (the app restores it ~300 ms after a paste).
+pub fn wait_for_clipboard(desktop: &Desktop, expected: &str, timeout: Duration) -> String {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let now = desktop.clipboard().unwrap_or_else(|e| panic!("{e}"));
+        if now == expected || Instant::now() >= deadline {
+            return now;
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
+}
+
