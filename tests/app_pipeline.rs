@@ -366,3 +366,61 @@ fn newer_speech_stops_the_early_transcription_of_an_older_head() {
     assert!(head_finished && early, "{outcome:?}");
     assert!(words(&outcome).contains("dentist"), "{outcome:?}");
 }
+
+/// A recording the recorder journaled is transcribed from memory and kept where it is (no
+/// second copy), and the run notes on disk, once for its head and whole together, that it began
+/// transcribing it: a crash then counts against the recording at the next start.
+#[test]
+fn a_journaled_recording_is_kept_where_it_is_and_counts_one_attempt() {
+    use whisper_dictation::audio::wav_journal::JournalWriter;
+    let h = Harness::new();
+    h.load();
+    let store = RecordingStore::new(h.recordings.clone(), 3);
+    let journal = store.new_journal().unwrap();
+    let audio = clip("en_kal.wav");
+    let mut writer = JournalWriter::create(&journal, 16_000).unwrap();
+    writer.append(&audio).unwrap();
+    drop(writer);
+    let attempts = journal.with_extension("").with_extension("attempts");
+
+    let params = TranscribeParams {
+        language: Some("en".into()),
+        ..TranscribeParams::default()
+    };
+    let job = |kind: fn(Job) -> WorkerCommand, audio: Vec<f32>| {
+        h.worker.send(kind(Job {
+            id: 1,
+            audio: JobAudio::Recorded(audio),
+            params: params.clone(),
+            journal: Some(journal.clone()),
+        }));
+    };
+    // The head (a pause two thirds in), then the whole recording once the head was taken up.
+    job(
+        WorkerCommand::TranscribeEarly,
+        audio[..audio.len() * 2 / 3].to_vec(),
+    );
+    while !matches!(
+        h.events.recv_timeout(WAIT).expect("the worker answers"),
+        WorkerEvent::EarlyDone { .. }
+    ) {}
+    assert_eq!(std::fs::read_to_string(&attempts).unwrap(), "1");
+    job(WorkerCommand::Transcribe, audio);
+    let (outcome, recording) = loop {
+        if let WorkerEvent::Done {
+            outcome, recording, ..
+        } = h.events.recv_timeout(WAIT).expect("the worker answers")
+        {
+            break (outcome, recording);
+        }
+    };
+    assert!(words(&outcome).contains("dentist"), "{outcome:?}");
+    assert_eq!(recording.as_deref(), Some(journal.as_path()));
+    assert_eq!(std::fs::read_to_string(&attempts).unwrap(), "1");
+    assert_eq!(
+        h.saved(),
+        2,
+        "the journal and its attempt count, nothing else"
+    );
+    assert_eq!(store.unfinished()[0].attempts, 1);
+}

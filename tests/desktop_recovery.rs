@@ -15,8 +15,8 @@
 mod rig;
 
 use rig::app::{
-    clip, clip_text, start_app, target_dir, wait_for_clipboard, wait_ready, write_settings,
-    HOTKEY, READY_TIMEOUT, TRANSCRIBE_TIMEOUT,
+    clip, clip_text, start_app, target_dir, wait_for_clipboard, wait_ready, write_settings, HOTKEY,
+    READY_TIMEOUT, TRANSCRIBE_TIMEOUT,
 };
 use rig::{AppProcess, Desktop, TextBox};
 use std::fs;
@@ -120,7 +120,10 @@ fn assert_recovered(
         );
     }
     let clipboard = wait_for_clipboard(desktop, &text, Duration::from_secs(5));
-    assert_eq!(clipboard, text, "the recovered text must be on the clipboard");
+    assert_eq!(
+        clipboard, text,
+        "the recovered text must be on the clipboard"
+    );
     let deadline = Instant::now() + Duration::from_secs(10);
     while count_notices(desktop, RECOVERED_NOTICE) < n && Instant::now() < deadline {
         thread::sleep(Duration::from_millis(100));
@@ -216,8 +219,8 @@ fn concatenate(parts: &[Result<&Path, Duration>], to: &Path) {
             }
         }
     }
-    let mut writer = hound::WavWriter::create(to, spec.expect("a clip first"))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let mut writer =
+        hound::WavWriter::create(to, spec.expect("a clip first")).unwrap_or_else(|e| panic!("{e}"));
     for s in samples {
         writer.write_sample(s).unwrap();
     }
@@ -288,7 +291,11 @@ fn a_killed_app_loses_no_dictation() {
     fs::create_dir_all(&out).unwrap();
     let state = out.join("state");
     let desktop = Desktop::start(&out.join("rig")).unwrap_or_else(|e| panic!("{e}"));
-    println!("desktop {} up; logs in {}", desktop.display(), out.display());
+    println!(
+        "desktop {} up; logs in {}",
+        desktop.display(),
+        out.display()
+    );
 
     // (a) Polish, the UI in Polish: a recording that stopped the app twice is kept, not
     // retried; reversed speech gives no text and that is said, with a larger model named.
@@ -305,7 +312,10 @@ fn a_killed_app_loses_no_dictation() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(!crashed_twice.exists(), "kept as a finished recording");
     assert!(
-        crashed_twice.with_extension("").with_extension("wav").exists(),
+        crashed_twice
+            .with_extension("")
+            .with_extension("wav")
+            .exists(),
         "kept for Retry: {}",
         crashed_twice.display()
     );
@@ -371,7 +381,15 @@ fn a_killed_app_loses_no_dictation() {
     drop(text_box);
     let kal = clip_text("en_kal.wav");
     let (mut app, text_box) = start(&desktop, &state, "en", &[], "recovery-c2");
-    assert_recovered(&desktop, &mut app, text_box, &kal, &["dentist"], 2, &journal);
+    assert_recovered(
+        &desktop,
+        &mut app,
+        text_box,
+        &kal,
+        &["dentist"],
+        2,
+        &journal,
+    );
 
     // (d) Killed while the audio so far is transcribed, the key still held at a pause.
     let with_pause = out.join("kal_pause_awb.wav");
@@ -402,7 +420,15 @@ fn a_killed_app_loses_no_dictation() {
     drop(app);
     let both = format!("{kal} {}", clip_text("en_awb.wav"));
     let (mut app, text_box) = start(&desktop, &state, "en", &[], "recovery-d");
-    assert_recovered(&desktop, &mut app, text_box, &both, &["dentist"], 3, &journal);
+    assert_recovered(
+        &desktop,
+        &mut app,
+        text_box,
+        &both,
+        &["dentist"],
+        3,
+        &journal,
+    );
 
     // (e) Killed while the whole recording is transcribed: the key let go while the words go
     // on, so the audio up to key-up does not stand for the recording.
@@ -462,7 +488,15 @@ fn a_killed_app_loses_no_dictation() {
         "after the abort: {}",
         &ready[ready.find("why").unwrap_or(0)..]
     );
-    assert_recovered(&desktop, &mut app, text_box, &kal, &["dentist"], 5, &journal);
+    assert_recovered(
+        &desktop,
+        &mut app,
+        text_box,
+        &kal,
+        &["dentist"],
+        5,
+        &journal,
+    );
     desktop
         .wait_for_notification(CRASHED_M1_NOTICE, Duration::from_secs(10))
         .unwrap_or_else(|e| panic!("the reason for the CPU was not said: {e}"));

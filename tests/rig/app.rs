@@ -102,4 +102,3 @@ pub fn wait_for_clipboard(desktop: &Desktop, expected: &str, timeout: Duration) 
         thread::sleep(Duration::from_millis(100));
     }
 }
-
