@@ -12,9 +12,10 @@
 //! in `target/desktop-e2e/`. `UPDATE_SCREENSHOT=1` also copies the menu screenshot to
 //! `docs/menu.png`.
 
+mod app_rig;
 mod rig;
 
-use rig::app::{
+use app_rig::{
     clip, clip_text, resident_mb, start_app, target_dir, wait_for_clipboard, wait_ready,
     write_settings, HOTKEY, TRANSCRIBE_TIMEOUT,
 };

@@ -12,9 +12,10 @@
 //! Needs what `tests/desktop.rs` needs (`scripts/setup.sh --test`, the `base` model). Logs
 //! and screenshots are left in `target/desktop-recovery/`.
 
+mod app_rig;
 mod rig;
 
-use rig::app::{
+use app_rig::{
     clip, clip_text, start_app, target_dir, wait_for_clipboard, wait_ready, write_settings, HOTKEY,
     READY_TIMEOUT, TRANSCRIBE_TIMEOUT,
 };

@@ -20,8 +20,6 @@
 //! Standard library only, plus `png` to read screenshots.
 #![allow(dead_code)]
 
-pub mod app;
-
 use std::collections::VecDeque;
 use std::ffi::OsStr;
 use std::fs::{self, File, OpenOptions};

@@ -1,7 +1,12 @@
 //! The app as the desktop tests run it: its binary, settings, start and readiness, the test
 //! clips and their texts, and what can be read of it from outside (resident size, clipboard).
+//! Apart from `rig` (the desktop itself), which examples share too: this needs the test-only
+//! `CARGO_BIN_EXE_*`.
 
-use super::{AppProcess, Desktop};
+// Each desktop test uses a part.
+#![allow(dead_code)]
+
+use crate::rig::{AppProcess, Desktop};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::thread;
