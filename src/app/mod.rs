@@ -11,10 +11,12 @@
 
 mod first_run;
 pub mod model_download;
+mod model_menu;
 pub mod notices;
 pub mod notify;
 pub mod output;
 mod recovery;
+mod results;
 pub mod state;
 pub mod texts;
 pub mod tray;
@@ -29,7 +31,6 @@ use crate::device::backend::detect;
 use crate::device::simulated::SimulatedGpu;
 use crate::device::DeviceKind;
 use crate::i18n::UiLang;
-use crate::inject::OutputMode;
 use crate::login_item::LoginItem;
 use crate::permissions::PermissionWatch;
 use crate::recordings::RecordingStore;
@@ -37,7 +38,7 @@ use crate::settings::Settings;
 use crate::single_instance::{InstanceError, InstanceLock};
 use global_hotkey::hotkey::HotKey;
 use global_hotkey::{GlobalHotKeyEvent, GlobalHotKeyManager, HotKeyState};
-use model_download::{stage_name, DownloadEvent};
+use model_download::DownloadEvent;
 use notices::Notice;
 use notify::Notifier;
 use output::{Output, OutputCommand, OutputEvent};
@@ -51,9 +52,9 @@ use tao::event::{Event, StartCause};
 use tao::event_loop::{ControlFlow, EventLoopBuilder, EventLoopProxy};
 use tao::platform::run_return::EventLoopExtRunReturn;
 use texts::{microphone_line, status_line, Status};
-use tray::{MenuAction, MenuModel, ModelMenuView, Tray};
+use tray::{MenuAction, MenuModel, Tray};
 use tray_icon::menu::MenuEvent;
-use worker::{Job, JobAudio, Outcome, Worker, WorkerCommand, WorkerEvent};
+use worker::{Job, JobAudio, Worker, WorkerCommand, WorkerEvent};
 
 /// Everything that reaches the event loop from elsewhere.
 #[derive(Debug)]
@@ -500,238 +501,6 @@ impl App {
         }
     }
 
-    fn worker_event(&mut self, event: WorkerEvent) {
-        match event {
-            WorkerEvent::Loading { model } => {
-                tracing::info!(model, "loading the model");
-                self.input(Input::ModelLoading);
-            }
-            WorkerEvent::Ready {
-                model,
-                device,
-                why,
-                load,
-                warm_up,
-            } => {
-                tracing::info!(
-                    model,
-                    device = device.name(),
-                    why = texts::placement_reason(&why, UiLang::En),
-                    load_ms = load.as_millis() as u64,
-                    warm_up_ms = warm_up.as_millis() as u64,
-                    "model ready"
-                );
-                self.model = Some(LoadedModel {
-                    name: model,
-                    device,
-                    why,
-                });
-                self.last_error = None;
-                self.input(Input::ModelReady);
-                if self.failed_model.take().is_some() {
-                    self.show_model_menu();
-                }
-                if !self.announced_ready {
-                    self.announced_ready = true;
-                    tracing::info!(
-                        hotkey = %self.settings.hotkey,
-                        hotkey_registered = self.hotkey.is_some(),
-                        mode = %self.settings.hotkey_mode,
-                        output = %self.settings.output,
-                        "app ready"
-                    );
-                    self.recover_unfinished();
-                }
-            }
-            WorkerEvent::LoadFailed { model, message } => {
-                tracing::error!(model, message, "model not loaded");
-                self.model = None;
-                self.last_error = Some(message.clone());
-                self.input(Input::ModelFailed);
-                let redownload = crate::models::find(&model).is_some();
-                self.failed_model = redownload.then(|| model.clone());
-                self.notify(&Notice::ModelFailed {
-                    model,
-                    detail: message,
-                    redownload,
-                });
-                self.show_model_menu();
-            }
-            WorkerEvent::Notices(notices) => {
-                for notice in notices {
-                    tracing::warn!(notice, "device");
-                    self.notifier.send(notify::APP_NAME, notice);
-                }
-            }
-            WorkerEvent::EarlyDone {
-                id,
-                seconds,
-                engine,
-            } => {
-                tracing::debug!(
-                    id,
-                    seconds,
-                    engine_ms = engine.as_millis() as u64,
-                    "audio so far transcribed"
-                );
-            }
-            WorkerEvent::Done {
-                id,
-                outcome,
-                recording,
-                at,
-                engine,
-                level,
-                early,
-            } => {
-                if recording.is_some() {
-                    self.last_recording.clone_from(&recording);
-                }
-                if let Some(unfinished) = self.recovery.finished(id) {
-                    self.recovered(unfinished, outcome, level);
-                    return;
-                }
-                let stage = self.stages.entry(id).or_default();
-                stage.text = Some(at);
-                stage.engine = engine;
-                stage.early = early;
-                match outcome {
-                    Outcome::Text(text) => self.deliver(id, text),
-                    Outcome::Empty(empty) => {
-                        let digital_zero = level.is_some_and(|l| l.peak_frame_rms == 0.0);
-                        if digital_zero && !self.warned_silent_microphone {
-                            self.warned_silent_microphone = true;
-                            self.notify(&Notice::MicrophoneSilent {
-                                mac: crate::platform::IS_MACOS,
-                            });
-                        }
-                        tracing::info!(
-                            id,
-                            reason = empty.reason(),
-                            active_speech_s = level.map_or(0.0, |l| l.active_seconds),
-                            detail = ?empty,
-                            "dictation empty"
-                        );
-                        if let Some(level) = level.filter(|l| verdict::spoke(&empty, l)) {
-                            self.notify(&Notice::NothingRecognised {
-                                speech: level.active_seconds,
-                                larger_model: self.larger_model_for_polish(),
-                            });
-                        }
-                        self.finish(id);
-                    }
-                    Outcome::Failed(message) => {
-                        tracing::error!(id, message, recording = ?recording, "transcription failed");
-                        self.last_error = Some(message.clone());
-                        self.notify(&Notice::TranscriptionFailed { detail: message });
-                        self.finish(id);
-                    }
-                }
-            }
-        }
-    }
-
-    fn deliver(&mut self, id: u64, text: String) {
-        let mode = OutputMode::parse(&self.settings.output).unwrap_or(OutputMode::Paste);
-        let previous = self
-            .last_delivered
-            .as_ref()
-            .map(|(t, at)| (t.as_str(), at.elapsed()));
-        let joined = match mode {
-            OutputMode::Copy => text.clone(),
-            _ => verdict::join_with_previous(previous, &text),
-        };
-        self.remember_recent(text);
-        self.output.send(OutputCommand::Deliver {
-            id,
-            text: joined,
-            mode,
-        });
-    }
-
-    fn output_event(&mut self, event: OutputEvent) {
-        match event {
-            OutputEvent::Delivered { id, delivered } => {
-                let wanted = OutputMode::parse(&self.settings.output).unwrap_or(OutputMode::Paste);
-                if wanted != delivered.mode && !self.warned_accessibility {
-                    self.warned_accessibility = true;
-                    // The permission check says it best (stale grant or missing) when it knows.
-                    if !self.check_permissions() {
-                        self.notify(&Notice::AccessibilityMissing);
-                    }
-                }
-                let stage = self.stages.remove(&id).unwrap_or_default();
-                let ms = |at: Option<Instant>| match (stage.key_up, at) {
-                    (Some(k), Some(a)) => a.saturating_duration_since(k).as_millis() as u64,
-                    _ => 0,
-                };
-                let text = self.recent.front().cloned().unwrap_or_default();
-                tracing::info!(
-                    id,
-                    key_up_to_audio_ms = ms(stage.audio),
-                    key_up_to_text_ms = ms(stage.text),
-                    key_up_to_pasted_ms = ms(Some(delivered.at)),
-                    engine_ms = stage.engine.as_millis() as u64,
-                    early = stage.early,
-                    modifiers_wait_ms = delivered.waited_for_modifiers.as_millis() as u64,
-                    clipboard_restored = delivered.restored_clipboard,
-                    output = delivered.mode.name(),
-                    text,
-                    "dictation done"
-                );
-                self.last_delivered = Some((text, delivered.at));
-                self.last_error = None;
-                self.finish(id);
-            }
-            OutputEvent::Failed { id, message } => {
-                tracing::error!(?id, message, "output failed");
-                self.notify(&Notice::PasteFailed { detail: message });
-                if let Some(id) = id {
-                    self.stages.remove(&id);
-                    self.finish(id);
-                }
-            }
-        }
-    }
-
-    /// Puts `text` first in Recent transcripts.
-    fn remember_recent(&mut self, text: String) {
-        self.recent.push_front(text);
-        self.recent.truncate(tray::RECENT);
-        if let Some(tray) = &self.tray {
-            tray.set_recent(self.recent.make_contiguous());
-        }
-    }
-
-    /// A larger model to name when Polish speech gave no text: with the language set to Polish
-    /// or detected (Polish among the candidates), and a model below `small`.
-    fn larger_model_for_polish(&self) -> Option<String> {
-        let (language, among) = worker::parse_language(&self.settings.language);
-        let polish = match language {
-            Some(code) => code == "pl",
-            None => among.is_empty() || among.iter().any(|l| l == "pl"),
-        };
-        let model = self
-            .model
-            .as_ref()
-            .map_or(self.settings.model.as_str(), |m| m.name.as_str());
-        polish
-            .then(|| crate::models::larger_for_polish(model, self.suggested_model))
-            .flatten()
-            .map(str::to_string)
-    }
-
-    /// The dictation `id` has ended (delivered, empty or failed): its recording is marked
-    /// finished and becomes the one "Retry" takes.
-    fn finish(&mut self, id: u64) {
-        if let Some(journal) = self.journals.remove(&id) {
-            self.last_recording = Some(self.recordings.finish(&journal));
-        }
-        self.stages.remove(&id);
-        self.dictation
-            .handle(Input::Finished { id }, Instant::now());
-    }
-
     fn menu(&mut self, action: MenuAction) {
         tracing::info!(?action, "menu");
         match action {
@@ -826,134 +595,6 @@ impl App {
                     });
                 }
             }
-        }
-    }
-
-    /// A click on a model to download: the first arms it (and says what a second click will
-    /// fetch), the second starts it; "download again" starts at once (its label names the
-    /// size). One download at a time.
-    fn download_clicked(&mut self, name: &str, replace: bool) {
-        if let Some(running) = &self.downloading {
-            self.notify(&Notice::DownloadBusy {
-                model: running.model.clone(),
-            });
-            return;
-        }
-        let Some(entry) = crate::models::find(name) else {
-            return;
-        };
-        let size = crate::models::catalogue::human_bytes(entry.download_bytes);
-        if !replace && !self.confirm.click(name, Instant::now()) {
-            self.notify(&Notice::DownloadConfirm {
-                model: name.to_string(),
-                size,
-            });
-            self.show_model_menu();
-            return;
-        }
-        self.confirm.clear();
-        tracing::info!(model = name, replace, "model download started");
-        match model_download::start(entry, replace, sender(&self.proxy, AppEvent::Download)) {
-            Ok(running) => self.downloading = Some(running),
-            Err(message) => self.notify(&Notice::DownloadFailed {
-                model: name.to_string(),
-                detail: message,
-                resumable: false,
-            }),
-        }
-        self.show_model_menu();
-    }
-
-    fn download_event(&mut self, event: DownloadEvent) {
-        match event {
-            DownloadEvent::Progress {
-                model,
-                stage,
-                percent,
-            } => {
-                let Some(running) = self.downloading.as_mut().filter(|r| r.model == model) else {
-                    return;
-                };
-                running.stage = stage;
-                running.percent = percent;
-                let text =
-                    texts::model_menu::progress(self.lang, &model, stage_name(stage), percent);
-                if let Some(tray) = &self.tray {
-                    tray.set_download_progress(&text);
-                }
-            }
-            DownloadEvent::Finished { model, result } => {
-                self.downloading = None;
-                match result {
-                    Ok(dir) => {
-                        tracing::info!(model, dir = %dir.display(), "model downloaded");
-                        self.notify(&Notice::DownloadDone {
-                            model: model.clone(),
-                        });
-                        self.failed_model = None;
-                        // Switch to it: the worker loads and warms it as for a menu choice.
-                        self.settings.model = model;
-                        self.save_settings();
-                        self.load_model();
-                    }
-                    Err(failure) if failure.cancelled => {
-                        tracing::info!(model, "model download cancelled");
-                    }
-                    Err(failure) => self.notify(&Notice::DownloadFailed {
-                        model,
-                        detail: failure.message,
-                        resumable: failure.resumable,
-                    }),
-                }
-                self.show_model_menu();
-            }
-        }
-    }
-
-    /// Rebuilds the Model menu from what is installed and the download state.
-    fn show_model_menu(&mut self) {
-        let installed = crate::paths::models_dir()
-            .map(|d| crate::paths::installed_models(&d))
-            .unwrap_or_default();
-        let Some(tray) = &mut self.tray else {
-            return;
-        };
-        let view = ModelMenuView {
-            installed: &installed,
-            current: &self.settings.model,
-            suggested: self.suggested_model,
-            running: self
-                .downloading
-                .as_ref()
-                .map(|r| (r.model.as_str(), stage_name(r.stage), r.percent)),
-            armed: self.confirm.armed(Instant::now()),
-            failed: self.failed_model.as_deref(),
-        };
-        tray.set_model_menu(&view);
-        tray.show_settings(&self.settings);
-    }
-
-    /// On the first run only: names the model suggested for this machine when it is not
-    /// installed (nothing is downloaded unasked). A marker in the state folder remembers it.
-    fn suggest_model_once(&self) {
-        let marker = self.paths.state_dir.join("model-suggested");
-        if marker.exists() {
-            return;
-        }
-        let installed = crate::paths::models_dir()
-            .map(|d| crate::paths::installed_models(&d))
-            .unwrap_or_default();
-        let suggested = self.suggested_model;
-        if !installed.iter().any(|m| m == suggested) {
-            if let Some(entry) = crate::models::find(suggested) {
-                self.notify(&Notice::ModelSuggested {
-                    model: suggested.to_string(),
-                    size: crate::models::catalogue::human_bytes(entry.download_bytes),
-                });
-            }
-        }
-        if let Err(e) = std::fs::write(&marker, suggested) {
-            tracing::warn!("{}: {e}", marker.display());
         }
     }
 

@@ -1,0 +1,252 @@
+//! What becomes of a dictation once the worker has spoken: text is delivered (pasted, typed or
+//! copied, joined to the previous dictation) and remembered in Recent transcripts; speech that
+//! gave no text is said; a failure is said with the recording kept; and at the end, whatever the
+//! outcome, the recording is marked finished (the one "Retry" takes). Recovered recordings of a
+//! previous run are handed to [`super::recovery`].
+
+use super::notices::Notice;
+use super::notify;
+use super::output::{OutputCommand, OutputEvent};
+use super::state::Input;
+use super::texts;
+use super::tray;
+use super::verdict;
+use super::worker::{self, Outcome, WorkerEvent};
+use super::{App, LoadedModel};
+use crate::i18n::UiLang;
+use crate::inject::OutputMode;
+use std::time::Instant;
+
+impl App {
+    pub(super) fn worker_event(&mut self, event: WorkerEvent) {
+        match event {
+            WorkerEvent::Loading { model } => {
+                tracing::info!(model, "loading the model");
+                self.input(Input::ModelLoading);
+            }
+            WorkerEvent::Ready {
+                model,
+                device,
+                why,
+                load,
+                warm_up,
+            } => {
+                tracing::info!(
+                    model,
+                    device = device.name(),
+                    why = texts::placement_reason(&why, UiLang::En),
+                    load_ms = load.as_millis() as u64,
+                    warm_up_ms = warm_up.as_millis() as u64,
+                    "model ready"
+                );
+                self.model = Some(LoadedModel {
+                    name: model,
+                    device,
+                    why,
+                });
+                self.last_error = None;
+                self.input(Input::ModelReady);
+                if self.failed_model.take().is_some() {
+                    self.show_model_menu();
+                }
+                if !self.announced_ready {
+                    self.announced_ready = true;
+                    tracing::info!(
+                        hotkey = %self.settings.hotkey,
+                        hotkey_registered = self.hotkey.is_some(),
+                        mode = %self.settings.hotkey_mode,
+                        output = %self.settings.output,
+                        "app ready"
+                    );
+                    self.recover_unfinished();
+                }
+            }
+            WorkerEvent::LoadFailed { model, message } => {
+                tracing::error!(model, message, "model not loaded");
+                self.model = None;
+                self.last_error = Some(message.clone());
+                self.input(Input::ModelFailed);
+                let redownload = crate::models::find(&model).is_some();
+                self.failed_model = redownload.then(|| model.clone());
+                self.notify(&Notice::ModelFailed {
+                    model,
+                    detail: message,
+                    redownload,
+                });
+                self.show_model_menu();
+            }
+            WorkerEvent::Notices(notices) => {
+                for notice in notices {
+                    tracing::warn!(notice, "device");
+                    self.notifier.send(notify::APP_NAME, notice);
+                }
+            }
+            WorkerEvent::EarlyDone {
+                id,
+                seconds,
+                engine,
+            } => {
+                tracing::debug!(
+                    id,
+                    seconds,
+                    engine_ms = engine.as_millis() as u64,
+                    "audio so far transcribed"
+                );
+            }
+            WorkerEvent::Done {
+                id,
+                outcome,
+                recording,
+                at,
+                engine,
+                level,
+                early,
+            } => {
+                if recording.is_some() {
+                    self.last_recording.clone_from(&recording);
+                }
+                if let Some(unfinished) = self.recovery.finished(id) {
+                    self.recovered(unfinished, outcome, level);
+                    return;
+                }
+                let stage = self.stages.entry(id).or_default();
+                stage.text = Some(at);
+                stage.engine = engine;
+                stage.early = early;
+                match outcome {
+                    Outcome::Text(text) => self.deliver(id, text),
+                    Outcome::Empty(empty) => {
+                        let digital_zero = level.is_some_and(|l| l.peak_frame_rms == 0.0);
+                        if digital_zero && !self.warned_silent_microphone {
+                            self.warned_silent_microphone = true;
+                            self.notify(&Notice::MicrophoneSilent {
+                                mac: crate::platform::IS_MACOS,
+                            });
+                        }
+                        tracing::info!(
+                            id,
+                            reason = empty.reason(),
+                            active_speech_s = level.map_or(0.0, |l| l.active_seconds),
+                            detail = ?empty,
+                            "dictation empty"
+                        );
+                        if let Some(level) = level.filter(|l| verdict::spoke(&empty, l)) {
+                            self.notify(&Notice::NothingRecognised {
+                                speech: level.active_seconds,
+                                larger_model: self.larger_model_for_polish(),
+                            });
+                        }
+                        self.finish(id);
+                    }
+                    Outcome::Failed(message) => {
+                        tracing::error!(id, message, recording = ?recording, "transcription failed");
+                        self.last_error = Some(message.clone());
+                        self.notify(&Notice::TranscriptionFailed { detail: message });
+                        self.finish(id);
+                    }
+                }
+            }
+        }
+    }
+
+    pub(super) fn deliver(&mut self, id: u64, text: String) {
+        let mode = OutputMode::parse(&self.settings.output).unwrap_or(OutputMode::Paste);
+        let previous = self
+            .last_delivered
+            .as_ref()
+            .map(|(t, at)| (t.as_str(), at.elapsed()));
+        let joined = match mode {
+            OutputMode::Copy => text.clone(),
+            _ => verdict::join_with_previous(previous, &text),
+        };
+        self.remember_recent(text);
+        self.output.send(OutputCommand::Deliver {
+            id,
+            text: joined,
+            mode,
+        });
+    }
+
+    pub(super) fn output_event(&mut self, event: OutputEvent) {
+        match event {
+            OutputEvent::Delivered { id, delivered } => {
+                let wanted = OutputMode::parse(&self.settings.output).unwrap_or(OutputMode::Paste);
+                if wanted != delivered.mode && !self.warned_accessibility {
+                    self.warned_accessibility = true;
+                    // The permission check says it best (stale grant or missing) when it knows.
+                    if !self.check_permissions() {
+                        self.notify(&Notice::AccessibilityMissing);
+                    }
+                }
+                let stage = self.stages.remove(&id).unwrap_or_default();
+                let ms = |at: Option<Instant>| match (stage.key_up, at) {
+                    (Some(k), Some(a)) => a.saturating_duration_since(k).as_millis() as u64,
+                    _ => 0,
+                };
+                let text = self.recent.front().cloned().unwrap_or_default();
+                tracing::info!(
+                    id,
+                    key_up_to_audio_ms = ms(stage.audio),
+                    key_up_to_text_ms = ms(stage.text),
+                    key_up_to_pasted_ms = ms(Some(delivered.at)),
+                    engine_ms = stage.engine.as_millis() as u64,
+                    early = stage.early,
+                    modifiers_wait_ms = delivered.waited_for_modifiers.as_millis() as u64,
+                    clipboard_restored = delivered.restored_clipboard,
+                    output = delivered.mode.name(),
+                    text,
+                    "dictation done"
+                );
+                self.last_delivered = Some((text, delivered.at));
+                self.last_error = None;
+                self.finish(id);
+            }
+            OutputEvent::Failed { id, message } => {
+                tracing::error!(?id, message, "output failed");
+                self.notify(&Notice::PasteFailed { detail: message });
+                if let Some(id) = id {
+                    self.stages.remove(&id);
+                    self.finish(id);
+                }
+            }
+        }
+    }
+
+    /// Puts `text` first in Recent transcripts.
+    pub(super) fn remember_recent(&mut self, text: String) {
+        self.recent.push_front(text);
+        self.recent.truncate(tray::RECENT);
+        if let Some(tray) = &self.tray {
+            tray.set_recent(self.recent.make_contiguous());
+        }
+    }
+
+    /// A larger model to name when Polish speech gave no text: with the language set to Polish
+    /// or detected (Polish among the candidates), and a model below `small`.
+    pub(super) fn larger_model_for_polish(&self) -> Option<String> {
+        let (language, among) = worker::parse_language(&self.settings.language);
+        let polish = match language {
+            Some(code) => code == "pl",
+            None => among.is_empty() || among.iter().any(|l| l == "pl"),
+        };
+        let model = self
+            .model
+            .as_ref()
+            .map_or(self.settings.model.as_str(), |m| m.name.as_str());
+        polish
+            .then(|| crate::models::larger_for_polish(model, self.suggested_model))
+            .flatten()
+            .map(str::to_string)
+    }
+
+    /// The dictation `id` has ended (delivered, empty or failed): its recording is marked
+    /// finished and becomes the one "Retry" takes.
+    pub(super) fn finish(&mut self, id: u64) {
+        if let Some(journal) = self.journals.remove(&id) {
+            self.last_recording = Some(self.recordings.finish(&journal));
+        }
+        self.stages.remove(&id);
+        self.dictation
+            .handle(Input::Finished { id }, Instant::now());
+    }
+}
