@@ -16,7 +16,7 @@ mod app_rig;
 mod rig;
 
 use app_rig::{
-    clip, clip_text, resident_mb, start_app, target_dir, wait_for_clipboard, wait_ready,
+    clip, clip_text, fresh_desktop, resident_mb, start_app, wait_for_clipboard, wait_ready,
     write_settings, HOTKEY, TRANSCRIBE_TIMEOUT,
 };
 use rig::{run_ok, AppProcess, Desktop, TextBox};
@@ -195,16 +195,7 @@ fn assert_said(got: &str, expected: &str, must: &[&str], what: &str) {
 #[test]
 fn dictation_on_a_real_desktop() {
     let test_started = Instant::now();
-    let out = target_dir().join("desktop-e2e");
-    let _ = fs::remove_dir_all(&out);
-    fs::create_dir_all(&out).unwrap();
-    let state = out.join("state");
-    let desktop = Desktop::start(&out.join("rig")).unwrap_or_else(|e| panic!("{e}"));
-    println!(
-        "desktop {} up; screenshots and logs in {}",
-        desktop.display(),
-        out.display()
-    );
+    let (desktop, out, state) = fresh_desktop("desktop-e2e");
     // The app's CPU layout follows it (bf16, or float32 with int8 decoder weights); the
     // figures below are for this class.
     println!(

@@ -16,8 +16,8 @@ mod app_rig;
 mod rig;
 
 use app_rig::{
-    clip, clip_text, start_app, target_dir, wait_for_clipboard, wait_ready, write_settings, HOTKEY,
-    READY_TIMEOUT, TRANSCRIBE_TIMEOUT,
+    clip, clip_text, fresh_desktop, start_app, wait_for_clipboard, wait_ready, write_settings,
+    HOTKEY, READY_TIMEOUT, TRANSCRIBE_TIMEOUT,
 };
 use rig::{AppProcess, Desktop, TextBox};
 use std::fs;
@@ -287,16 +287,7 @@ fn assert_aborted(status: ExitStatus) {
 #[test]
 fn a_killed_app_loses_no_dictation() {
     let test_started = Instant::now();
-    let out = target_dir().join("desktop-recovery");
-    let _ = fs::remove_dir_all(&out);
-    fs::create_dir_all(&out).unwrap();
-    let state = out.join("state");
-    let desktop = Desktop::start(&out.join("rig")).unwrap_or_else(|e| panic!("{e}"));
-    println!(
-        "desktop {} up; logs in {}",
-        desktop.display(),
-        out.display()
-    );
+    let (desktop, out, state) = fresh_desktop("desktop-recovery");
 
     // (a) Polish, the UI in Polish: a recording that stopped the app twice is kept, not
     // retried; reversed speech gives no text and that is said, with a larger model named.

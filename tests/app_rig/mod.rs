@@ -107,3 +107,19 @@ pub fn wait_for_clipboard(desktop: &Desktop, expected: &str, timeout: Duration) 
         thread::sleep(Duration::from_millis(100));
     }
 }
+
+/// A fresh desktop for the test named `name`: its folder `target/<name>/` emptied, with the
+/// app's state folder in it. Returns the desktop, the folder and the state folder.
+pub fn fresh_desktop(name: &str) -> (Desktop, PathBuf, PathBuf) {
+    let out = target_dir().join(name);
+    let _ = fs::remove_dir_all(&out);
+    fs::create_dir_all(&out).unwrap();
+    let state = out.join("state");
+    let desktop = Desktop::start(&out.join("rig")).unwrap_or_else(|e| panic!("{e}"));
+    println!(
+        "desktop {} up; screenshots and logs in {}",
+        desktop.display(),
+        out.display()
+    );
+    (desktop, out, state)
+}
