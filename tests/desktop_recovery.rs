@@ -73,8 +73,9 @@ fn kill_and_find_journal(
     );
     let seconds = journal_seconds(&left[0]);
     println!(
-        "killed {moment}: {} holds {seconds:.2} s",
-        left[0].file_name().unwrap().to_string_lossy()
+        "killed {moment}: {} holds {seconds:.2} s (at least {:.2} s expected)",
+        left[0].file_name().unwrap().to_string_lossy(),
+        at_least.as_secs_f64()
     );
     assert!(
         seconds + 1e-3 >= at_least.as_secs_f64(),
@@ -174,16 +175,28 @@ fn start<'d>(
     (app, text_box)
 }
 
-/// Holds the hotkey while `wav` plays; returns when "recording started" was logged, with the
-/// playback running and the moment the app started recording.
-fn hold_and_play(desktop: &Desktop, app: &mut AppProcess, wav: &Path) -> (rig::Playback, Instant) {
+/// Holds the hotkey while `wav` plays; returns once the microphone records, with the playback
+/// running, the moment the app started recording, and the audio from before it (pre-roll)
+/// the recording starts with.
+fn hold_and_play(
+    desktop: &Desktop,
+    app: &mut AppProcess,
+    wav: &Path,
+) -> (rig::Playback, Instant, Duration) {
     let playback = desktop.play(wav).unwrap_or_else(|e| panic!("{e}"));
     desktop.key_down(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
     if let Err(e) = app.wait_for_log("recording started", Duration::from_secs(5)) {
         let _ = desktop.key_up(HOTKEY);
         panic!("{e}");
     }
-    (playback, Instant::now())
+    let started = Instant::now();
+    let microphone = app
+        .wait_for_log("microphone recording", Duration::from_secs(5))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let pre_roll_ms: u64 = rig::log_field(&microphone, "pre_roll_ms")
+        .and_then(|ms| ms.parse().ok())
+        .unwrap_or_else(|| panic!("no pre_roll_ms in {microphone}"));
+    (playback, started, Duration::from_millis(pre_roll_ms))
 }
 
 /// Waits for the worker to start transcribing `part` ("head" or "whole") of a recording.
@@ -315,7 +328,7 @@ fn a_killed_app_loses_no_dictation() {
         .unwrap_or_else(|e| panic!("{e}"));
     let backwards = out.join("en_kal_reversed.wav");
     reversed(&clip("en_kal.wav"), &backwards);
-    let (mut playback, _) = hold_and_play(&desktop, &mut app, &backwards);
+    let (mut playback, _, _) = hold_and_play(&desktop, &mut app, &backwards);
     playback
         .wait(Duration::from_secs(30))
         .unwrap_or_else(|e| panic!("{e}"));
@@ -337,9 +350,11 @@ fn a_killed_app_loses_no_dictation() {
 
     // (b) Killed while speaking, 2.5 s into a clip (the UI in English from here on).
     let slt = clip_text("en_slt.wav");
-    let (playback, recording) = hold_and_play(&desktop, &mut app, &clip("en_slt.wav"));
+    let (playback, recording, pre_roll) = hold_and_play(&desktop, &mut app, &clip("en_slt.wav"));
     thread::sleep(Duration::from_millis(2500));
-    let spoken = recording.elapsed();
+    // What the microphone had delivered when the process died, all of which but the last
+    // FLUSH_BOUND must be on disk.
+    let spoken = pre_roll + recording.elapsed();
     let journal = kill_and_find_journal(
         &desktop,
         &mut app,
@@ -355,7 +370,7 @@ fn a_killed_app_loses_no_dictation() {
     // (c) Killed right after key-up.
     let text_box = TextBox::open(&desktop, "recovery-c").unwrap_or_else(|e| panic!("{e}"));
     text_box.focus().unwrap_or_else(|e| panic!("{e}"));
-    let (mut playback, _) = hold_and_play(&desktop, &mut app, &clip("en_kal.wav"));
+    let (mut playback, _, _) = hold_and_play(&desktop, &mut app, &clip("en_kal.wav"));
     playback
         .wait(Duration::from_secs(30))
         .unwrap_or_else(|e| panic!("{e}"));
@@ -393,7 +408,7 @@ fn a_killed_app_loses_no_dictation() {
         ],
         &with_pause,
     );
-    let (playback, _) = hold_and_play(&desktop, &mut app, &with_pause);
+    let (playback, _, _) = hold_and_play(&desktop, &mut app, &with_pause);
     wait_transcribing(&mut app, "head");
     let journal = kill_and_find_journal(
         &desktop,
@@ -425,7 +440,7 @@ fn a_killed_app_loses_no_dictation() {
     // (e) Killed while the whole recording is transcribed: the key let go while the words go
     // on, so the audio up to key-up does not stand for the recording.
     let awb = clip_text("en_awb.wav");
-    let (playback, _) = hold_and_play(&desktop, &mut app, &clip("en_awb.wav"));
+    let (playback, _, _) = hold_and_play(&desktop, &mut app, &clip("en_awb.wav"));
     thread::sleep(Duration::from_millis(2600));
     desktop.key_up(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
     wait_transcribing(&mut app, "whole");
@@ -447,7 +462,7 @@ fn a_killed_app_loses_no_dictation() {
     // second: the warm-up is the first). The next start uses the CPU, says why, and recovers.
     let simulated = [("WHISPER_DICTATION_SIMULATE_GPU", SIMULATED_M1_ABORTING)];
     let (mut app, text_box) = start(&desktop, &state, "en", &simulated, "recovery-f");
-    let (mut playback, _) = hold_and_play(&desktop, &mut app, &clip("en_kal.wav"));
+    let (mut playback, _, _) = hold_and_play(&desktop, &mut app, &clip("en_kal.wav"));
     playback
         .wait(Duration::from_secs(30))
         .unwrap_or_else(|e| panic!("{e}"));
