@@ -69,20 +69,27 @@ pub enum AudioError {
 /// rate) or [`AudioError::Empty`] (no samples), each naming the file.
 pub fn read_wav(path: &Path) -> Result<Audio, AudioError> {
     let reader = WavReader::open(path).map_err(|e| open_error(path, e))?;
-    decode(path, reader)
+    // The data chunk's declared length is the file's word; its size on disk bounds it.
+    let on_disk = fs::metadata(path).map_or(0, |m| m.len());
+    decode(path, reader, on_disk)
 }
 
 /// [`read_wav`] of a WAV held in memory (e.g. embedded in the binary); `origin` names it in
 /// errors.
 pub fn read_wav_bytes(bytes: &[u8], origin: &Path) -> Result<Audio, AudioError> {
     let reader = WavReader::new(io::Cursor::new(bytes)).map_err(|e| open_error(origin, e))?;
-    decode(origin, reader)
+    decode(origin, reader, bytes.len() as u64)
 }
 
-fn decode<R: io::Read>(path: &Path, mut reader: WavReader<R>) -> Result<Audio, AudioError> {
+/// Decodes the samples of a WAV whose whole file is `file_len` bytes long.
+fn decode<R: io::Read>(
+    path: &Path,
+    mut reader: WavReader<R>,
+    file_len: u64,
+) -> Result<Audio, AudioError> {
     let spec = reader.spec();
     check_spec(path, &spec)?;
-    let interleaved = read_samples(path, &mut reader, &spec)?;
+    let interleaved = read_samples(path, &mut reader, &spec, file_len)?;
     let samples = downmix(&interleaved, spec.channels);
     if samples.is_empty() {
         return Err(AudioError::Empty { path: path.into() });
@@ -183,8 +190,9 @@ fn read_samples<R: io::Read>(
     path: &Path,
     reader: &mut WavReader<R>,
     spec: &WavSpec,
+    file_len: u64,
 ) -> Result<Vec<f32>, AudioError> {
-    let mut out = Vec::with_capacity(reader.len() as usize);
+    let mut out = Vec::with_capacity(preallocation(reader.len(), spec, file_len));
     let outcome = match spec.sample_format {
         SampleFormat::Float => collect(reader.samples::<f32>(), &mut out, clip),
         SampleFormat::Int => {
@@ -206,6 +214,15 @@ fn read_samples<R: io::Read>(
         }
         Err(e) => Err(open_error(path, e)),
     }
+}
+
+/// How many samples to make room for up front: the data chunk's declared count, but never
+/// more than the file's bytes can hold (a damaged header may declare 4 GiB of samples in a
+/// file of a few bytes; the vector still grows if the file really has more).
+fn preallocation(declared: u32, spec: &WavSpec, file_len: u64) -> usize {
+    let bytes_per_sample = u64::from(spec.bits_per_sample.div_ceil(8).max(1));
+    let can_hold = file_len / bytes_per_sample;
+    usize::try_from(u64::from(declared).min(can_hold)).unwrap_or(0)
 }
 
 fn collect<S>(
@@ -579,6 +596,20 @@ mod tests {
         bytes.truncate(bytes.len() - 4);
         write_bytes(&path, &bytes);
         assert_eq!(read_wav(&path).unwrap().samples, vec![0.5, -0.5]);
+    }
+
+    /// Found by fuzzing: the data chunk's size field was trusted for the sample buffer's
+    /// capacity, so a 48-byte file declaring 4 GiB of data asked for 8 GiB up front.
+    #[test]
+    fn a_data_size_beyond_the_file_does_not_size_the_buffer() {
+        let mut bytes = raw_wav(1, 1, 16_000, 16, &[0x00, 0x40, 0x00, 0xc0]);
+        let at = bytes.len() - 8;
+        bytes[at..at + 4].copy_from_slice(&(u32::MAX - 1).to_le_bytes());
+        let spec = WavReader::new(io::Cursor::new(&bytes)).unwrap().spec();
+        assert_eq!(preallocation(u32::MAX / 2, &spec, bytes.len() as u64), 24);
+        let audio = read_wav_bytes(&bytes, Path::new("huge.wav")).unwrap();
+        assert_eq!(audio.samples, vec![0.5, -0.5]);
+        assert!(audio.samples.capacity() <= bytes.len());
     }
 
     #[test]
