@@ -19,6 +19,11 @@ use super::resample::resample;
 /// Whisper's input sample rate (`whisper/audio.py` `SAMPLE_RATE`).
 const WHISPER_RATE: u32 = 16_000;
 
+/// The sample rates a WAV file may declare. Resampling to 16 kHz costs memory in proportion
+/// to the ratio (the output grows with 16 kHz / rate, the filter with rate / 16 kHz), so a
+/// damaged header's 1 Hz or 4 GHz would ask for gigabytes; real recordings are 8–384 kHz.
+pub const SUPPORTED_RATES: std::ops::RangeInclusive<u32> = 1_000..=768_000;
+
 /// Mono audio at some sample rate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Audio {
@@ -43,6 +48,11 @@ pub enum AudioError {
     NotWav { path: PathBuf, reason: String },
     #[error("{} uses an unsupported WAV format: {format}", .path.display())]
     Unsupported { path: PathBuf, format: String },
+    #[error(
+        "{} declares a sample rate of {sample_rate} Hz; WAV files from {} to {} Hz are supported",
+        .path.display(), SUPPORTED_RATES.start(), SUPPORTED_RATES.end()
+    )]
+    UnsupportedRate { path: PathBuf, sample_rate: u32 },
     #[error("{} contains no audio samples", .path.display())]
     Empty { path: PathBuf },
     #[error("{} declares {channels} channels at {sample_rate} Hz", .path.display())]
@@ -66,7 +76,8 @@ pub enum AudioError {
 /// # Errors
 /// [`AudioError::NotFound`], [`AudioError::Read`], [`AudioError::NotWav`],
 /// [`AudioError::Unsupported`] (e.g. 12-bit or 64-bit float), [`AudioError::BadSpec`] (zero
-/// rate) or [`AudioError::Empty`] (no samples), each naming the file.
+/// rate), [`AudioError::UnsupportedRate`] (outside [`SUPPORTED_RATES`]) or
+/// [`AudioError::Empty`] (no samples), each naming the file.
 pub fn read_wav(path: &Path) -> Result<Audio, AudioError> {
     let reader = WavReader::open(path).map_err(|e| open_error(path, e))?;
     // The data chunk's declared length is the file's word; its size on disk bounds it.
@@ -171,6 +182,12 @@ fn check_spec(path: &Path, spec: &WavSpec) -> Result<(), AudioError> {
         return Err(AudioError::BadSpec {
             path: path.into(),
             channels: spec.channels,
+            sample_rate: spec.sample_rate,
+        });
+    }
+    if !SUPPORTED_RATES.contains(&spec.sample_rate) {
+        return Err(AudioError::UnsupportedRate {
+            path: path.into(),
             sample_rate: spec.sample_rate,
         });
     }
@@ -389,7 +406,7 @@ mod tests {
         v.extend_from_slice(&format_tag.to_le_bytes());
         v.extend_from_slice(&channels.to_le_bytes());
         v.extend_from_slice(&rate.to_le_bytes());
-        v.extend_from_slice(&(rate * u32::from(block_align)).to_le_bytes());
+        v.extend_from_slice(&rate.wrapping_mul(u32::from(block_align)).to_le_bytes());
         v.extend_from_slice(&block_align.to_le_bytes());
         v.extend_from_slice(&bits.to_le_bytes());
         v.extend_from_slice(b"data");
@@ -610,6 +627,29 @@ mod tests {
         let audio = read_wav_bytes(&bytes, Path::new("huge.wav")).unwrap();
         assert_eq!(audio.samples, vec![0.5, -0.5]);
         assert!(audio.samples.capacity() <= bytes.len());
+    }
+
+    /// Found by fuzzing: a header declaring 4,294,967,295 Hz made the resampler to 16 kHz
+    /// design a filter of 110 GB; 1 Hz would make 16,000 output samples per input sample.
+    #[test]
+    fn absurd_sample_rates_are_errors_naming_the_file() {
+        for rate in [1, 999, 768_001, u32::MAX] {
+            // 8-bit mono, so the header's byte rate (rate × 1) is consistent.
+            let bytes = raw_wav(1, 1, rate, 8, &[0x00, 0x40, 0x00, 0xc0]);
+            let err = read_wav_bytes(&bytes, Path::new("odd-rate.wav")).unwrap_err();
+            assert!(matches!(err, AudioError::UnsupportedRate { .. }), "{err:?}");
+            let message = err.to_string();
+            assert!(message.contains("odd-rate.wav") && message.contains(&rate.to_string()));
+        }
+        for rate in [1_000, 8_000, 768_000] {
+            let bytes = raw_wav(1, 1, rate, 8, &[0x00, 0x40, 0x00, 0xc0]);
+            assert_eq!(
+                read_wav_bytes(&bytes, Path::new("ok.wav"))
+                    .unwrap()
+                    .sample_rate,
+                rate
+            );
+        }
     }
 
     #[test]
