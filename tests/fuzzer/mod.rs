@@ -320,7 +320,7 @@ use serde_json::{Map, Number, Value};
 
 /// A value a careless or hostile writer might put anywhere.
 fn hostile_value(rng: &mut Rng) -> Value {
-    match rng.below(22) {
+    match rng.below(23) {
         0 => Value::Null,
         1 => Value::Bool(rng.chance(2)),
         2 => Value::from(0),
@@ -350,6 +350,7 @@ fn hostile_value(rng: &mut Rng) -> Value {
         }
         19 => Value::Array(vec![Value::from(u64::MAX), Value::from(u64::MAX)]),
         20 => Value::Number(Number::from_f64(f64::MIN_POSITIVE).expect("finite")),
+        21 => Value::from(*rng.pick(&[1u64 << 20, 1 << 24, (1 << 24) + 1, 1 << 31, 1 << 32])),
         _ => Value::String(format!("{}", rng.next_u64())),
     }
 }
