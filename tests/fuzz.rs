@@ -467,3 +467,34 @@ fn hub_listing_json() {
     );
     assert_ran(&report, 1);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The fuzzer itself.
+
+/// A panicking parser fails the run, with the case, the reason and where its input was saved.
+#[test]
+#[should_panic(expected = "panicked: a parser bug")]
+fn the_fuzzer_reports_a_panic_with_its_input() {
+    fuzzer::run(
+        Target::new("self_test_panic", Format::Binary, vec![b"seed".to_vec()]),
+        |bytes| {
+            if bytes != b"seed" {
+                panic!("a parser bug");
+            }
+            Ok(Verdict::Accepted)
+        },
+    );
+}
+
+/// Cases are the same for the same seed, target and number: a run can be replayed.
+#[test]
+fn cases_are_reproducible() {
+    let seeds = vec![seeds::ct2_config_json(), b"\x00\x01\x02\x03".to_vec()];
+    for format in [Format::Binary, Format::Json] {
+        let make = |case: u64| fuzzer::make_case(&mut fuzzer::Rng::new(case), format, &seeds);
+        let first: Vec<_> = (0..50).map(make).collect();
+        let again: Vec<_> = (0..50).map(make).collect();
+        assert_eq!(first, again);
+        assert!(first.iter().any(|case| !seeds.contains(case)));
+    }
+}
