@@ -168,6 +168,12 @@ fn parse_field_by_field(text: &str) -> Result<(Settings, Vec<String>), String> {
     };
     let mut bad = Vec::new();
     for (name, value) in fields {
+        // A field this app doesn't know (a newer app's, a typo) is ignored, as serde would;
+        // trying it would only cost a copy of the settings per unknown field (a damaged file
+        // with 20,000 of them took minutes).
+        if !merged.contains_key(&name) {
+            continue;
+        }
         let mut trial = merged.clone();
         trial.insert(name.clone(), value);
         if serde_json::from_value::<Settings>(serde_json::Value::Object(trial.clone())).is_ok() {
@@ -290,6 +296,23 @@ mod tests {
             "{w}"
         );
         assert!(!w.contains("using the default settings"), "{w}");
+    }
+
+    /// Found by fuzzing: every unknown field was tried against a copy of all the fields kept
+    /// so far, so a file of 20,000 made-up fields took minutes (the app hung at start).
+    #[test]
+    fn thousands_of_unknown_fields_load_at_once_and_are_ignored() {
+        let mut fields: serde_json::Map<String, serde_json::Value> = (0..50_000)
+            .map(|i| (format!("unknown_{i}"), serde_json::Value::from(i)))
+            .collect();
+        fields.insert("model".into(), "small".into());
+        fields.insert("optimize".into(), "fast".into());
+        let text = serde_json::Value::Object(fields).to_string();
+        let started = std::time::Instant::now();
+        let (settings, bad) = parse_field_by_field(&text).unwrap();
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        assert_eq!(settings.model, "small");
+        assert_eq!(bad, vec!["optimize".to_string()]);
     }
 
     #[test]

@@ -19,6 +19,11 @@ use super::resample::resample;
 /// Whisper's input sample rate (`whisper/audio.py` `SAMPLE_RATE`).
 const WHISPER_RATE: u32 = 16_000;
 
+/// The sample rates a WAV file may declare. Resampling to 16 kHz costs memory in proportion
+/// to the ratio (the output grows with 16 kHz / rate, the filter with rate / 16 kHz), so a
+/// damaged header's 1 Hz or 4 GHz would ask for gigabytes; real recordings are 8–384 kHz.
+pub const SUPPORTED_RATES: std::ops::RangeInclusive<u32> = 1_000..=768_000;
+
 /// Mono audio at some sample rate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Audio {
@@ -43,6 +48,11 @@ pub enum AudioError {
     NotWav { path: PathBuf, reason: String },
     #[error("{} uses an unsupported WAV format: {format}", .path.display())]
     Unsupported { path: PathBuf, format: String },
+    #[error(
+        "{} declares a sample rate of {sample_rate} Hz; WAV files from {} to {} Hz are supported",
+        .path.display(), SUPPORTED_RATES.start(), SUPPORTED_RATES.end()
+    )]
+    UnsupportedRate { path: PathBuf, sample_rate: u32 },
     #[error("{} contains no audio samples", .path.display())]
     Empty { path: PathBuf },
     #[error("{} declares {channels} channels at {sample_rate} Hz", .path.display())]
@@ -66,23 +76,31 @@ pub enum AudioError {
 /// # Errors
 /// [`AudioError::NotFound`], [`AudioError::Read`], [`AudioError::NotWav`],
 /// [`AudioError::Unsupported`] (e.g. 12-bit or 64-bit float), [`AudioError::BadSpec`] (zero
-/// rate) or [`AudioError::Empty`] (no samples), each naming the file.
+/// rate), [`AudioError::UnsupportedRate`] (outside [`SUPPORTED_RATES`]) or
+/// [`AudioError::Empty`] (no samples), each naming the file.
 pub fn read_wav(path: &Path) -> Result<Audio, AudioError> {
     let reader = WavReader::open(path).map_err(|e| open_error(path, e))?;
-    decode(path, reader)
+    // The data chunk's declared length is the file's word; its size on disk bounds it.
+    let on_disk = fs::metadata(path).map_or(0, |m| m.len());
+    decode(path, reader, on_disk)
 }
 
 /// [`read_wav`] of a WAV held in memory (e.g. embedded in the binary); `origin` names it in
 /// errors.
 pub fn read_wav_bytes(bytes: &[u8], origin: &Path) -> Result<Audio, AudioError> {
     let reader = WavReader::new(io::Cursor::new(bytes)).map_err(|e| open_error(origin, e))?;
-    decode(origin, reader)
+    decode(origin, reader, bytes.len() as u64)
 }
 
-fn decode<R: io::Read>(path: &Path, mut reader: WavReader<R>) -> Result<Audio, AudioError> {
+/// Decodes the samples of a WAV whose whole file is `file_len` bytes long.
+fn decode<R: io::Read>(
+    path: &Path,
+    mut reader: WavReader<R>,
+    file_len: u64,
+) -> Result<Audio, AudioError> {
     let spec = reader.spec();
     check_spec(path, &spec)?;
-    let interleaved = read_samples(path, &mut reader, &spec)?;
+    let interleaved = read_samples(path, &mut reader, &spec, file_len)?;
     let samples = downmix(&interleaved, spec.channels);
     if samples.is_empty() {
         return Err(AudioError::Empty { path: path.into() });
@@ -167,6 +185,12 @@ fn check_spec(path: &Path, spec: &WavSpec) -> Result<(), AudioError> {
             sample_rate: spec.sample_rate,
         });
     }
+    if !SUPPORTED_RATES.contains(&spec.sample_rate) {
+        return Err(AudioError::UnsupportedRate {
+            path: path.into(),
+            sample_rate: spec.sample_rate,
+        });
+    }
     Ok(())
 }
 
@@ -183,8 +207,9 @@ fn read_samples<R: io::Read>(
     path: &Path,
     reader: &mut WavReader<R>,
     spec: &WavSpec,
+    file_len: u64,
 ) -> Result<Vec<f32>, AudioError> {
-    let mut out = Vec::with_capacity(reader.len() as usize);
+    let mut out = Vec::with_capacity(preallocation(reader.len(), spec, file_len));
     let outcome = match spec.sample_format {
         SampleFormat::Float => collect(reader.samples::<f32>(), &mut out, clip),
         SampleFormat::Int => {
@@ -206,6 +231,15 @@ fn read_samples<R: io::Read>(
         }
         Err(e) => Err(open_error(path, e)),
     }
+}
+
+/// How many samples to make room for up front: the data chunk's declared count, but never
+/// more than the file's bytes can hold (a damaged header may declare 4 GiB of samples in a
+/// file of a few bytes; the vector still grows if the file really has more).
+fn preallocation(declared: u32, spec: &WavSpec, file_len: u64) -> usize {
+    let bytes_per_sample = u64::from(spec.bits_per_sample.div_ceil(8).max(1));
+    let can_hold = file_len / bytes_per_sample;
+    usize::try_from(u64::from(declared).min(can_hold)).unwrap_or(0)
 }
 
 fn collect<S>(
@@ -372,7 +406,7 @@ mod tests {
         v.extend_from_slice(&format_tag.to_le_bytes());
         v.extend_from_slice(&channels.to_le_bytes());
         v.extend_from_slice(&rate.to_le_bytes());
-        v.extend_from_slice(&(rate * u32::from(block_align)).to_le_bytes());
+        v.extend_from_slice(&rate.wrapping_mul(u32::from(block_align)).to_le_bytes());
         v.extend_from_slice(&block_align.to_le_bytes());
         v.extend_from_slice(&bits.to_le_bytes());
         v.extend_from_slice(b"data");
@@ -579,6 +613,43 @@ mod tests {
         bytes.truncate(bytes.len() - 4);
         write_bytes(&path, &bytes);
         assert_eq!(read_wav(&path).unwrap().samples, vec![0.5, -0.5]);
+    }
+
+    /// Found by fuzzing: the data chunk's size field was trusted for the sample buffer's
+    /// capacity, so a 48-byte file declaring 4 GiB of data asked for 8 GiB up front.
+    #[test]
+    fn a_data_size_beyond_the_file_does_not_size_the_buffer() {
+        let mut bytes = raw_wav(1, 1, 16_000, 16, &[0x00, 0x40, 0x00, 0xc0]);
+        let at = bytes.len() - 8;
+        bytes[at..at + 4].copy_from_slice(&(u32::MAX - 1).to_le_bytes());
+        let spec = WavReader::new(io::Cursor::new(&bytes)).unwrap().spec();
+        assert_eq!(preallocation(u32::MAX / 2, &spec, bytes.len() as u64), 24);
+        let audio = read_wav_bytes(&bytes, Path::new("huge.wav")).unwrap();
+        assert_eq!(audio.samples, vec![0.5, -0.5]);
+        assert!(audio.samples.capacity() <= bytes.len());
+    }
+
+    /// Found by fuzzing: a header declaring 4,294,967,295 Hz made the resampler to 16 kHz
+    /// design a filter of 110 GB; 1 Hz would make 16,000 output samples per input sample.
+    #[test]
+    fn absurd_sample_rates_are_errors_naming_the_file() {
+        for rate in [1, 999, 768_001, u32::MAX] {
+            // 8-bit mono, so the header's byte rate (rate × 1) is consistent.
+            let bytes = raw_wav(1, 1, rate, 8, &[0x00, 0x40, 0x00, 0xc0]);
+            let err = read_wav_bytes(&bytes, Path::new("odd-rate.wav")).unwrap_err();
+            assert!(matches!(err, AudioError::UnsupportedRate { .. }), "{err:?}");
+            let message = err.to_string();
+            assert!(message.contains("odd-rate.wav") && message.contains(&rate.to_string()));
+        }
+        for rate in [1_000, 8_000, 768_000] {
+            let bytes = raw_wav(1, 1, rate, 8, &[0x00, 0x40, 0x00, 0xc0]);
+            assert_eq!(
+                read_wav_bytes(&bytes, Path::new("ok.wav"))
+                    .unwrap()
+                    .sample_rate,
+                rate
+            );
+        }
     }
 
     #[test]

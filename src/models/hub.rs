@@ -198,36 +198,7 @@ impl HubClient {
             url: url.clone(),
             detail: format!("reading the answer: {e}"),
         })?;
-        let api: ApiModel = serde_json::from_str(&text).map_err(|e| HubError::BadResponse {
-            url: url.clone(),
-            detail: format!("not the hub's model JSON: {e}"),
-        })?;
-        let commit = api
-            .sha
-            .filter(|s| !s.is_empty())
-            .ok_or_else(|| HubError::BadResponse {
-                url: url.clone(),
-                detail: "no commit (`sha`) in the answer".into(),
-            })?;
-        let files = api
-            .siblings
-            .into_iter()
-            .map(|s| {
-                let lfs = s.lfs;
-                RemoteFile {
-                    name: s.rfilename,
-                    size: lfs.as_ref().and_then(|l| l.size).or(s.size),
-                    sha256: lfs.as_ref().and_then(|l| l.sha256.clone()),
-                    // For an LFS file the blob id is the pointer's, not the content's.
-                    git_blob: if lfs.is_some() { None } else { s.blob_id },
-                }
-            })
-            .collect();
-        Ok(RepoListing {
-            repo: repo.to_string(),
-            commit,
-            files,
-        })
+        parse_listing(&text, &url, repo)
     }
 
     /// The URL of one file at one commit (the hub's `resolve` route).
@@ -392,6 +363,45 @@ impl HubClient {
             }
         }
     }
+}
+
+/// The hub's answer to the listing route (`/api/models/{repo}/revision/{rev}?blobs=true`),
+/// fetched from `url`, as the files of `repo` at one commit.
+///
+/// # Errors
+/// [`HubError::BadResponse`] naming `url` when `text` is not the hub's model JSON or has no
+/// commit.
+pub fn parse_listing(text: &str, url: &str, repo: &str) -> Result<RepoListing, HubError> {
+    let api: ApiModel = serde_json::from_str(text).map_err(|e| HubError::BadResponse {
+        url: url.to_string(),
+        detail: format!("not the hub's model JSON: {e}"),
+    })?;
+    let commit = api
+        .sha
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| HubError::BadResponse {
+            url: url.to_string(),
+            detail: "no commit (`sha`) in the answer".into(),
+        })?;
+    let files = api
+        .siblings
+        .into_iter()
+        .map(|s| {
+            let lfs = s.lfs;
+            RemoteFile {
+                name: s.rfilename,
+                size: lfs.as_ref().and_then(|l| l.size).or(s.size),
+                sha256: lfs.as_ref().and_then(|l| l.sha256.clone()),
+                // For an LFS file the blob id is the pointer's, not the content's.
+                git_blob: if lfs.is_some() { None } else { s.blob_id },
+            }
+        })
+        .collect();
+    Ok(RepoListing {
+        repo: repo.to_string(),
+        commit,
+        files,
+    })
 }
 
 /// The hub's headers about a file, from whichever answer (the redirect or the file) has them.

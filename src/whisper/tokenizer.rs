@@ -255,8 +255,9 @@ pub struct Tokenizer {
     /// Exact token text → id: BPE tokens in the byte-level alphabet (`Ġthe`) and added tokens
     /// (`<|en|>`).
     ids_by_text: HashMap<String, u32>,
-    /// The raw bytes each BPE token stands for, indexed by id (empty where no token has the id).
-    bytes_by_id: Vec<Box<[u8]>>,
+    /// The raw bytes each BPE token stands for, by id. A map, not a vector indexed by id: the
+    /// ids are the file's word, and one absurd id must not size an allocation.
+    bytes_by_id: HashMap<u32, Box<[u8]>>,
     /// The single-byte token of every byte value: where BPE starts.
     byte_tokens: [u32; 256],
     /// (left id, right id) → the merge that joins them.
@@ -279,7 +280,7 @@ const TIMESTAMP_TOKENS: u32 = 1501;
 /// vocabularies have 51,864 tokens, multilingual ones 51,865 (51,866 from large-v3).
 const MULTILINGUAL_MIN_VOCAB: usize = 51_865;
 
-/// Token ids above this are rejected as corrupt, which bounds what a bad file makes us allocate.
+/// Token ids above this are rejected as corrupt.
 const MAX_TOKEN_ID: u32 = 1 << 24;
 
 /// GPT-2's pre-tokenizer: splits text into contractions, words, numbers, punctuation runs and
@@ -377,7 +378,7 @@ impl Tokenizer {
     pub fn decode_bytes(&self, ids: &[u32]) -> Vec<u8> {
         ids.iter()
             .filter(|&&id| id < self.specials.eot)
-            .filter_map(|&id| self.bytes_by_id.get(id as usize))
+            .filter_map(|id| self.bytes_by_id.get(id))
             .flat_map(|bytes| bytes.iter().copied())
             .collect()
     }
@@ -606,18 +607,18 @@ fn merge_parts(rule: &Value) -> Option<(&str, &str)> {
     }
 }
 
-/// The bytes of every BPE token, indexed by id. A token with characters outside the byte-level
+/// The bytes of every BPE token, by id. A token with characters outside the byte-level
 /// alphabet stands for its own UTF-8, as in the Hugging Face ByteLevel decoder.
-fn bytes_by_id(vocab: &HashMap<String, u32>, alphabet: &ByteAlphabet) -> Vec<Box<[u8]>> {
-    let len = vocab.values().max().map_or(0, |&max| max as usize + 1);
-    let mut bytes_by_id = vec![Box::<[u8]>::default(); len];
-    for (token, &id) in vocab {
-        let bytes = alphabet
-            .decode(token)
-            .unwrap_or_else(|| token.as_bytes().to_vec());
-        bytes_by_id[id as usize] = bytes.into_boxed_slice();
-    }
-    bytes_by_id
+fn bytes_by_id(vocab: &HashMap<String, u32>, alphabet: &ByteAlphabet) -> HashMap<u32, Box<[u8]>> {
+    vocab
+        .iter()
+        .map(|(token, &id)| {
+            let bytes = alphabet
+                .decode(token)
+                .unwrap_or_else(|| token.as_bytes().to_vec());
+            (id, bytes.into_boxed_slice())
+        })
+        .collect()
 }
 
 /// Every token's text → id; added tokens win over a BPE token with the same text.
@@ -748,6 +749,23 @@ mod tests {
 
     fn texts(tokenizer: &Tokenizer, ids: &[u32]) -> Vec<String> {
         ids.iter().map(|&id| tokenizer.decode(&[id])).collect()
+    }
+
+    /// Found while fuzzing the tokenizer: the token bytes were a vector indexed by id, so a
+    /// file of a few KB giving one token the id 16,777,216 made a 268 MB allocation (16 bytes
+    /// per id). Memory now follows the entries.
+    #[test]
+    fn a_huge_token_id_costs_one_entry_not_a_table_that_long() {
+        let mut json = tiny_json(&[("Ġ", "t")], MULTILINGUAL_EOT, &[]);
+        json["model"]["vocab"]["Ġt"] = json!(MAX_TOKEN_ID);
+        let tokenizer = Tokenizer::from_json_str(&json.to_string(), Path::new(ORIGIN)).unwrap();
+        assert_eq!(tokenizer.bytes_by_id.len(), 257);
+        assert_eq!(tokenizer.decode(&[MAX_TOKEN_ID]), "");
+        assert_eq!(
+            tokenizer.decode_bytes(&[u32::from(b'h'), u32::from(b'i')]),
+            b"hi"
+        );
+        assert_eq!(tokenizer.vocab_size(), MAX_TOKEN_ID as usize + 1);
     }
 
     #[test]
