@@ -16,6 +16,7 @@ use whisper_dictation::device::{DeviceKind, Operation};
 use whisper_dictation::models::hub::parse_listing;
 use whisper_dictation::models::manifest::{ManifestFile, MANIFEST_FILE};
 use whisper_dictation::models::Manifest;
+use whisper_dictation::recordings::RecordingStore;
 use whisper_dictation::settings::Settings;
 use whisper_dictation::whisper::loader::load_weights;
 use whisper_dictation::whisper::tokenizer::Tokenizer;
@@ -83,6 +84,64 @@ fn wav() {
             Err(e) => names(&e.to_string(), &named.display().to_string()),
         }
     });
+    assert_ran(&report, n);
+}
+
+/// Unfinished recordings a dead run left: the journal (a WAV whose header may lag its data)
+/// is sealed and read back at the next start, and its attempt count read beside it.
+#[test]
+fn unfinished_recording_journal() {
+    use whisper_dictation::audio::wav_journal::JournalWriter;
+    let seed_dir = folder();
+    let seeds: Vec<Vec<u8>> = [16_000u32, 48_000]
+        .iter()
+        .map(|&rate| {
+            let path = seed_dir.join(format!("seed-{rate}.wav"));
+            let mut journal = JournalWriter::create(&path, rate).unwrap();
+            let samples: Vec<f32> = (0..2_000).map(|i| (i as f32 * 0.05).sin() * 0.4).collect();
+            journal.append(&samples).unwrap();
+            drop(journal);
+            // As a crash leaves it: more samples than the header says.
+            let mut bytes = fs::read(&path).unwrap();
+            bytes.extend(std::iter::repeat_n(0x11, 301));
+            bytes
+        })
+        .collect();
+    let n = seeds.len();
+    let dir = folder().join("recordings");
+    let report = fuzzer::run(
+        Target::new("unfinished_recording_journal", Format::Binary, seeds),
+        move |bytes| {
+            let _ = fs::remove_dir_all(&dir);
+            fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+            let journal = dir.join("rec-001700000000000-000001.journal.wav");
+            fs::write(&journal, bytes).map_err(|e| e.to_string())?;
+            // The attempt count is the file's tail, as text.
+            let tail = &bytes[bytes.len().saturating_sub(3)..];
+            fs::write(dir.join("rec-001700000000000-000001.attempts"), tail)
+                .map_err(|e| e.to_string())?;
+            let store = RecordingStore::new(dir.clone(), 3);
+            let found = store.unfinished();
+            let Some(unfinished) = found.first() else {
+                return Ok(Verdict::Refused);
+            };
+            if !unfinished.duration.as_secs_f64().is_finite() {
+                return Err(format!("{unfinished:?}"));
+            }
+            match RecordingStore::load(&unfinished.path) {
+                Ok(samples) if samples.iter().all(|x| x.is_finite()) => {
+                    // Finishing it keeps it for Retry.
+                    let kept = store.finish(&unfinished.path);
+                    if store.latest() != Some(kept) {
+                        return Err("a finished recording is not the latest".into());
+                    }
+                    Ok(Verdict::Accepted)
+                }
+                Ok(_) => Err("a non-finite sample".into()),
+                Err(e) => names(&e.to_string(), &journal.display().to_string()),
+            }
+        },
+    );
     assert_ran(&report, n);
 }
 
