@@ -152,8 +152,19 @@ impl RecordingStore {
     /// sample (the process died at key-down) is deleted; one that cannot be read is logged and
     /// left alone. Call it before this run starts recording.
     pub fn unfinished(&self) -> Vec<Unfinished> {
-        let mut found: Vec<((u64, u64), PathBuf)> = self
-            .entries()
+        let entries: Vec<(String, PathBuf)> = self.entries().collect();
+        // An attempt count whose journal is gone (the process died between finishing one and
+        // deleting its count) counts nothing.
+        for (name, path) in &entries {
+            let Some(stem) = name.strip_suffix(ATTEMPTS) else {
+                continue;
+            };
+            if parse_stem(stem).is_some() && !self.dir.join(format!("{stem}{JOURNAL}")).exists() {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+        let mut found: Vec<((u64, u64), PathBuf)> = entries
+            .into_iter()
             .filter_map(|(name, path)| {
                 let stem = name.strip_suffix(JOURNAL)?;
                 Some((parse_stem(stem)?, path))
@@ -427,7 +438,12 @@ mod tests {
         RecordingStore::count_attempt(&empty);
         let foreign = dir.path().join("rec-000000000000001-000001.journal.wav");
         std::fs::write(&foreign, b"not a wav").unwrap();
+        let orphan = dir.path().join("rec-000000000000002-000001.attempts");
+        std::fs::write(&orphan, b"1").unwrap();
+        let unrelated = dir.path().join("notes.attempts");
+        std::fs::write(&unrelated, b"1").unwrap();
         assert!(store.unfinished().is_empty());
+        assert!(!orphan.exists() && unrelated.exists());
         assert!(!empty.exists());
         assert!(attempts_path(&empty).is_some_and(|p| !p.exists()));
         assert_eq!(std::fs::read(&foreign).unwrap(), b"not a wav");
