@@ -16,8 +16,8 @@ mod app_rig;
 mod rig;
 
 use app_rig::{
-    clip, clip_text, fresh_desktop, resident_mb, start_app, wait_for_clipboard, wait_ready,
-    write_settings, HOTKEY, TRANSCRIBE_TIMEOUT,
+    clip, clip_text, fresh_desktop, ready_on_cpu, resident_mb, start_app, wait_for_clipboard,
+    wait_ready, write_settings, HOTKEY, TRANSCRIBE_TIMEOUT,
 };
 use rig::{run_ok, AppProcess, Desktop, TextBox};
 use std::fs;
@@ -383,15 +383,7 @@ fn dictation_on_a_real_desktop() {
         .wait_for_notification(GPU_NOTICE, Duration::from_secs(30))
         .unwrap_or_else(|e| panic!("{e}"));
     // The status says why the CPU: the GPU's failure at load, not "the fastest device here".
-    let log = app.log();
-    let ready = log
-        .lines()
-        .find(|l| l.contains("model ready"))
-        .unwrap_or_else(|| panic!("no 'model ready' line in:\n{log}"));
-    assert!(
-        ready.contains("device=\"cpu\"") || ready.contains("device=cpu"),
-        "{ready}"
-    );
+    let ready = ready_on_cpu(&app);
     assert!(
         ready.contains("MPS") && !ready.contains("fastest"),
         "the reason for the CPU must be the GPU's failure: {ready}"

@@ -16,8 +16,8 @@ mod app_rig;
 mod rig;
 
 use app_rig::{
-    clip, clip_text, fresh_desktop, start_app, wait_for_clipboard, wait_ready, write_settings,
-    HOTKEY, READY_TIMEOUT, TRANSCRIBE_TIMEOUT,
+    clip, clip_text, fresh_desktop, ready_on_cpu, start_app, wait_for_clipboard, wait_ready,
+    write_settings, HOTKEY, READY_TIMEOUT, TRANSCRIBE_TIMEOUT,
 };
 use rig::{AppProcess, Desktop, TextBox};
 use std::fs;
@@ -482,15 +482,7 @@ fn a_killed_app_loses_no_dictation() {
     drop(app);
     drop(text_box);
     let (mut app, text_box) = start(&desktop, &state, "en", &simulated, "recovery-f2");
-    let log = app.log();
-    let ready = log
-        .lines()
-        .find(|l| l.contains("model ready"))
-        .unwrap_or_else(|| panic!("no 'model ready' line in:\n{log}"));
-    assert!(
-        ready.contains("device=\"cpu\"") || ready.contains("device=cpu"),
-        "{ready}"
-    );
+    let ready = ready_on_cpu(&app);
     println!(
         "after the abort: {}",
         &ready[ready.find("why").unwrap_or(0)..]

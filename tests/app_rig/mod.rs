@@ -123,3 +123,18 @@ pub fn fresh_desktop(name: &str) -> (Desktop, PathBuf, PathBuf) {
     );
     (desktop, out, state)
 }
+
+/// The app's "model ready" line, checked to say the model is on the CPU.
+pub fn ready_on_cpu(app: &AppProcess) -> String {
+    let log = app.log();
+    let ready = log
+        .lines()
+        .find(|l| l.contains("model ready"))
+        .unwrap_or_else(|| panic!("no 'model ready' line in:\n{log}"))
+        .to_string();
+    assert!(
+        ready.contains("device=\"cpu\"") || ready.contains("device=cpu"),
+        "{ready}"
+    );
+    ready
+}
