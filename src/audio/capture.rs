@@ -12,7 +12,8 @@
 //! Nothing said is lost: given a journal path at the start, the recorder writes the recording
 //! there as it is recorded ([`super::wav_journal`]), every [`PAUSE_CHECK`] (50 ms), on its own
 //! thread, so a process that dies at any moment leaves all but the last fraction of a second on
-//! disk. At key-up the rest is appended before the audio is handed on.
+//! disk. At key-up the rest is appended, and the journal is replaced by the recording at
+//! 16 kHz (what Whisper takes and what is kept), before the audio is handed on.
 
 use super::level::GateConfig;
 use super::pause::{tail_can_end_early, FIRST_TAIL, PAUSE_CHECK};
@@ -327,6 +328,14 @@ impl RecorderThread {
         }
         let journal = self.close_journal(&samples);
         let samples = at_target_rate(samples, rate);
+        if let Some(path) = journal.as_deref().filter(|_| rate != TARGET_RATE) {
+            // Kept at Whisper's rate: a third of the disk for a 48 kHz microphone. Some
+            // milliseconds at most (a page-cache write); on failure the device-rate journal
+            // stays, complete.
+            if let Err(e) = super::wav_journal::replace(path, &samples, TARGET_RATE) {
+                tracing::warn!("recording kept at the microphone's rate: {e}");
+            }
+        }
         (self.emit)(RecorderEvent::Audio {
             id,
             samples,

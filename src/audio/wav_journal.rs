@@ -110,6 +110,31 @@ impl JournalWriter {
     }
 }
 
+/// Replaces the journal at `path` with `samples` at `sample_rate` (the finished recording at
+/// Whisper's rate, a third of the size of a 48 kHz journal): written beside it, then renamed
+/// over it, so `path` is always one complete journal or the other.
+///
+/// # Errors
+/// [`JournalError::Write`] naming the file; `path` is then left as it was.
+pub fn replace(path: &Path, samples: &[f32], sample_rate: u32) -> Result<(), JournalError> {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".partial.{}", std::process::id()));
+    let temp = path.with_file_name(name);
+    let _ = std::fs::remove_file(&temp);
+    let written = JournalWriter::create(&temp, sample_rate)
+        .and_then(|mut writer| writer.append(samples))
+        .and_then(|()| {
+            std::fs::rename(&temp, path).map_err(|source| JournalError::Write {
+                path: path.to_path_buf(),
+                source,
+            })
+        });
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    written
+}
+
 /// What a sealed journal holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Sealed {
@@ -293,6 +318,29 @@ mod tests {
         ));
         // Not changed by the refusal.
         assert_eq!(std::fs::read(&stereo).unwrap(), head);
+    }
+
+    #[test]
+    fn a_journal_is_replaced_whole_at_another_rate() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rec.journal.wav");
+        let mut journal = JournalWriter::create(&path, 48_000).unwrap();
+        journal.append(&tone(4_800, 0)).unwrap();
+        drop(journal);
+        let at_16k = tone(1_600, 7);
+        replace(&path, &at_16k, 16_000).unwrap();
+        let audio = read_wav(&path).unwrap();
+        assert_eq!(audio.sample_rate, 16_000);
+        assert_close(&audio.samples, &at_16k);
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no temporary left"
+        );
+        // Into a folder that is gone: an error naming the file, nothing written.
+        let gone = dir.path().join("gone").join("rec.journal.wav");
+        let err = replace(&gone, &at_16k, 16_000).unwrap_err();
+        assert!(err.to_string().contains("rec.journal.wav"), "{err}");
     }
 
     #[test]
