@@ -380,13 +380,13 @@ impl WorkerThread {
                 tracing::debug!(attempts, journal = %journal.display(), "transcription attempt");
             }
         }
+        let seconds = samples.len() as f32 / SAMPLE_RATE as f32;
         tracing::info!(
             part = part.name(),
-            seconds = samples.len() as f32 / SAMPLE_RATE as f32,
+            seconds,
             device = transcriber.device().name(),
             "transcribing"
         );
-        let seconds = samples.len() as f32 / SAMPLE_RATE as f32;
         let mut params = params.clone().for_dictation(seconds);
         if params.beam_size.is_none() {
             params.beam_size = default_beam_size(transcriber.device());

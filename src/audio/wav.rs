@@ -325,7 +325,7 @@ fn hound_write_error(path: &Path, error: hound::Error) -> AudioError {
 }
 
 /// `<name>.partial.<pid>-<n>` beside `path` (the project's pattern for files being written).
-fn temp_path(path: &Path) -> PathBuf {
+pub(crate) fn temp_path(path: &Path) -> PathBuf {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     let mut name = path.file_name().unwrap_or_default().to_os_string();
@@ -352,8 +352,8 @@ fn write_pcm16(path: &Path, samples: &[f32], sample_rate: u32) -> Result<(), Aud
     file.sync_all().map_err(|e| write_error(path, e))
 }
 
-/// The inverse of reading: `round(x * 32768)`, clipped to the i16 range.
-fn to_pcm16(x: f32) -> i16 {
+/// The inverse of reading: `round(x * 32768)`, clipped to the i16 range (NaN is silence).
+pub(crate) fn to_pcm16(x: f32) -> i16 {
     (clip(x) * 32768.0).round().clamp(-32768.0, 32767.0) as i16
 }
 

@@ -13,6 +13,8 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+use super::wav::{temp_path, to_pcm16};
+
 /// The canonical PCM header: RIFF, fmt (16 bytes), data.
 const HEADER_LEN: u64 = 44;
 /// Where the RIFF chunk's size is (file length − 8).
@@ -117,10 +119,7 @@ impl JournalWriter {
 /// # Errors
 /// [`JournalError::Write`] naming the file; `path` is then left as it was.
 pub fn replace(path: &Path, samples: &[f32], sample_rate: u32) -> Result<(), JournalError> {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".partial.{}", std::process::id()));
-    let temp = path.with_file_name(name);
-    let _ = std::fs::remove_file(&temp);
+    let temp = temp_path(path);
     let written = JournalWriter::create(&temp, sample_rate)
         .and_then(|mut writer| writer.append(samples))
         .and_then(|()| {
@@ -212,12 +211,6 @@ fn write_sizes(file: &mut File, data_len: u64) -> io::Result<()> {
     file.write_all(&(data + 36).to_le_bytes())?;
     file.seek(SeekFrom::Start(DATA_SIZE_AT))?;
     file.write_all(&data.to_le_bytes())
-}
-
-/// `round(x * 32768)`, clipped to the i16 range: the inverse of how WAVs are read.
-fn to_pcm16(x: f32) -> i16 {
-    let x = if x.is_nan() { 0.0 } else { x.clamp(-1.0, 1.0) };
-    (x * 32768.0).round().clamp(-32768.0, 32767.0) as i16
 }
 
 #[cfg(test)]
