@@ -471,6 +471,9 @@ fn a_killed_app_loses_no_dictation() {
         .wait_exit(TRANSCRIBE_TIMEOUT)
         .unwrap_or_else(|e| panic!("the simulated M1 did not abort: {e}"));
     assert_aborted(status);
+    // The process died holding the hotkey's grab: make sure no modifier stays down for the
+    // text box of the next start.
+    let _ = desktop.key_up(HOTKEY);
     let left = journals(&state);
     assert_eq!(left.len(), 1, "{left:?}");
     let journal = left[0].clone();
