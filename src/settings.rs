@@ -56,6 +56,10 @@ pub struct Settings {
     /// audio) or `exact` (the whole window, as OpenAI's reference does). GPUs always encode
     /// whole windows.
     pub encoder: String,
+    /// Show the overlay (level, time, state and words) while dictating.
+    pub overlay: bool,
+    /// Where the overlay sits: `bottom` (centre, the default) or `top` (centre).
+    pub overlay_position: String,
 }
 
 impl Default for Settings {
@@ -78,6 +82,8 @@ impl Default for Settings {
             prompt: String::new(),
             keep_recordings: 10,
             encoder: "fast".to_string(),
+            overlay: true,
+            overlay_position: "bottom".to_string(),
         }
     }
 }

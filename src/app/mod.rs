@@ -15,6 +15,7 @@ mod model_menu;
 pub mod notices;
 pub mod notify;
 pub mod output;
+pub mod overlay;
 mod recovery;
 mod results;
 pub mod state;
@@ -42,6 +43,7 @@ use model_download::DownloadEvent;
 use notices::Notice;
 use notify::Notifier;
 use output::{Output, OutputCommand, OutputEvent};
+use overlay::Overlay;
 use state::{Action, Activity, Config, Dictation, HotkeyMode, Input};
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
@@ -147,7 +149,9 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
 
     let mode = HotkeyMode::parse(&settings.hotkey_mode).unwrap_or(HotkeyMode::Hold);
     let max = Duration::from_secs(u64::from(settings.max_recording_secs.clamp(5, 3600)));
+    let overlay = Overlay::new(settings.overlay, overlay_position(&settings), lang);
     let mut app = App {
+        overlay,
         hotkeys,
         hotkey,
         dictation: Dictation::new(Config::new(mode, max)),
@@ -191,7 +195,7 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
     // macOS: microphone and Accessibility, said once each with what to do (first_run.rs).
     app.warned_accessibility = app.check_permissions();
 
-    event_loop.run_return(|event, _target, control_flow| {
+    event_loop.run_return(|event, target, control_flow| {
         match event {
             Event::NewEvents(StartCause::Init) => app.build_tray(),
             Event::NewEvents(StartCause::ResumeTimeReached { .. }) => {
@@ -199,12 +203,19 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
                 app.permissions_due(Instant::now());
             }
             Event::UserEvent(event) => app.handle(event),
+            Event::RedrawRequested(window) => app.overlay.redraw(window),
             _ => {}
         }
-        let deadline = match (app.dictation.next_deadline(), app.next_permission_check) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        app.overlay.tick(Instant::now());
+        app.overlay.sync(target);
+        let deadline = [
+            app.dictation.next_deadline(),
+            app.next_permission_check,
+            app.overlay.next_deadline(),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
         *control_flow = match (app.quit, deadline) {
             (true, _) => ControlFlow::Exit,
             (false, Some(deadline)) => ControlFlow::WaitUntil(deadline),
@@ -244,6 +255,8 @@ struct LoadedModel {
 }
 
 struct App {
+    /// The panel shown while dictating.
+    overlay: Overlay,
     hotkeys: GlobalHotKeyManager,
     /// The registered hotkey (`None` when registration failed).
     hotkey: Option<HotKey>,
@@ -295,6 +308,10 @@ impl App {
         match event {
             AppEvent::Hotkey(HotKeyState::Pressed) => self.input(Input::HotkeyPressed),
             AppEvent::Hotkey(HotKeyState::Released) => self.input(Input::HotkeyReleased),
+            // Twenty times a second while recording: the overlay only, not the tray.
+            AppEvent::Recorder(RecorderEvent::Level { id, rms }) => {
+                return self.overlay.level(id, rms);
+            }
             AppEvent::Menu(id) => match MenuAction::parse(&id) {
                 Some(action) => self.menu(action),
                 None => tracing::debug!(id, "menu item without an action"),
@@ -334,6 +351,9 @@ impl App {
                     self.journals.insert(id, path.clone());
                 }
                 self.recorder.send(RecorderCommand::Start { id, journal });
+                let config = self.dictation.config();
+                self.overlay
+                    .recording(id, now, config.max_length, config.warn_before);
             }
             Action::StopRecording { id } => {
                 tracing::info!(id, "recording stopped");
@@ -345,12 +365,14 @@ impl App {
                     },
                 );
                 self.recorder.send(RecorderCommand::Stop { id });
+                self.overlay.transcribing(id, now);
             }
             Action::CancelRecording { id } => {
                 tracing::info!(id, "recording cancelled (tap shorter than 0.3 s)");
                 // The recorder deletes its journal.
                 self.journals.remove(&id);
                 self.recorder.send(RecorderCommand::Cancel { id });
+                self.overlay.end(id);
             }
             Action::Transcribe { id } => {
                 if let Some(samples) = self.pending_audio.remove(&id) {
@@ -426,6 +448,7 @@ impl App {
                     "microphone recording"
                 );
             }
+            RecorderEvent::Level { id, rms } => self.overlay.level(id, rms),
             RecorderEvent::FirstAudio { id, after_start } => {
                 tracing::info!(
                     id,
@@ -494,6 +517,7 @@ impl App {
                 if let Some(id) = id {
                     // The recorder deletes its journal.
                     self.journals.remove(&id);
+                    self.overlay.end(id);
                     self.input(Input::RecorderFailed { id });
                 }
                 self.notify(&Notice::MicrophoneFailed { problem });
@@ -557,6 +581,16 @@ impl App {
                 self.save_settings();
                 tracing::info!(output = mode.name(), "output mode changed");
                 self.check_permissions();
+            }
+            MenuAction::Overlay => {
+                self.settings.overlay = !self.settings.overlay;
+                self.save_settings();
+                self.configure_overlay();
+            }
+            MenuAction::OverlayPosition(position) => {
+                self.settings.overlay_position = position.name().to_string();
+                self.save_settings();
+                self.configure_overlay();
             }
             MenuAction::LaunchAtLogin => self.toggle_login_item(),
             MenuAction::Permissions => self.permissions_clicked(),
@@ -634,6 +668,16 @@ impl App {
                 pre_roll,
             ));
         }
+    }
+
+    fn configure_overlay(&mut self) {
+        let position = overlay_position(&self.settings);
+        tracing::info!(
+            shown = self.settings.overlay,
+            position = position.name(),
+            "overlay settings"
+        );
+        self.overlay.configure(self.settings.overlay, position);
     }
 
     fn save_settings(&mut self) {
@@ -751,6 +795,11 @@ impl App {
 fn notify_of(notifier: &Notifier, lang: UiLang, notice: &Notice) {
     let (summary, body) = notice.text(lang);
     notifier.send(summary, body);
+}
+
+/// The overlay's place from the settings (bottom centre unless `top`).
+fn overlay_position(settings: &Settings) -> overlay::Position {
+    overlay::Position::parse(&settings.overlay_position).unwrap_or(overlay::Position::Bottom)
 }
 
 fn recorder_config(settings: &Settings) -> RecorderConfig {

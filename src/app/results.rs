@@ -85,6 +85,7 @@ impl App {
                 id,
                 seconds,
                 engine,
+                text,
             } => {
                 tracing::debug!(
                     id,
@@ -92,6 +93,7 @@ impl App {
                     engine_ms = engine.as_millis() as u64,
                     "audio so far transcribed"
                 );
+                self.overlay.early_text(id, text.as_deref());
             }
             WorkerEvent::Done {
                 id,
@@ -130,11 +132,15 @@ impl App {
                             detail = ?empty,
                             "dictation empty"
                         );
-                        if let Some(level) = level.filter(|l| verdict::spoke(&empty, l)) {
-                            self.notify(&Notice::NothingRecognised {
-                                speech: level.active_seconds,
-                                larger_model: self.larger_model_for_polish(),
-                            });
+                        match level.filter(|l| verdict::spoke(&empty, l)) {
+                            Some(level) => {
+                                self.overlay.nothing_recognised(id, Instant::now());
+                                self.notify(&Notice::NothingRecognised {
+                                    speech: level.active_seconds,
+                                    larger_model: self.larger_model_for_polish(),
+                                });
+                            }
+                            None => self.overlay.end(id),
                         }
                         self.finish(id);
                     }
@@ -142,6 +148,7 @@ impl App {
                         tracing::error!(id, message, recording = ?recording, "transcription failed");
                         self.last_error = Some(message.clone());
                         self.notify(&Notice::TranscriptionFailed { detail: message });
+                        self.overlay.end(id);
                         self.finish(id);
                     }
                 }
@@ -159,6 +166,7 @@ impl App {
             OutputMode::Copy => text.clone(),
             _ => verdict::join_with_previous(previous, &text),
         };
+        self.overlay.final_text(id, &text);
         self.remember_recent(text);
         self.output.send(OutputCommand::Deliver {
             id,
@@ -197,6 +205,11 @@ impl App {
                     text,
                     "dictation done"
                 );
+                self.overlay.delivered(
+                    id,
+                    delivered.mode == OutputMode::Copy,
+                    Instant::now(),
+                );
                 self.last_delivered = Some((text, delivered.at));
                 self.last_error = None;
                 self.finish(id);
@@ -205,6 +218,7 @@ impl App {
                 tracing::error!(?id, message, "output failed");
                 self.notify(&Notice::PasteFailed { detail: message });
                 if let Some(id) = id {
+                    self.overlay.end(id);
                     self.stages.remove(&id);
                     self.finish(id);
                 }

@@ -5,6 +5,7 @@
 use super::texts::{
     hotkey_label, labels, main_languages, model_menu, Labels, HOTKEY_PRESETS, MORE_LANGUAGES,
 };
+use super::overlay::Position;
 use crate::app_icons::{icon_rgba, IconState, IconStyle};
 use crate::device::DeviceKind;
 use crate::i18n::UiLang;
@@ -39,6 +40,9 @@ pub enum MenuAction {
     /// An input device name; empty = the system default.
     Microphone(String),
     Output(OutputMode),
+    /// Show the overlay while dictating, or not (a toggle).
+    Overlay,
+    OverlayPosition(Position),
     LaunchAtLogin,
     /// Re-check the permissions and open the System Settings pane of the first one missing.
     Permissions,
@@ -62,6 +66,8 @@ impl MenuAction {
             MenuAction::Hotkey(h) => format!("hotkey:{h}"),
             MenuAction::Microphone(m) => format!("microphone:{m}"),
             MenuAction::Output(o) => format!("output:{}", o.name()),
+            MenuAction::Overlay => "overlay".into(),
+            MenuAction::OverlayPosition(p) => format!("overlay-position:{}", p.name()),
             MenuAction::LaunchAtLogin => "login".into(),
             MenuAction::Permissions => "permissions".into(),
             MenuAction::OpenLogs => "logs".into(),
@@ -85,6 +91,8 @@ impl MenuAction {
             ("hotkey", h) if !h.is_empty() => MenuAction::Hotkey(h.to_string()),
             ("microphone", m) => MenuAction::Microphone(m.to_string()),
             ("output", o) => MenuAction::Output(OutputMode::parse(o)?),
+            ("overlay", "") => MenuAction::Overlay,
+            ("overlay-position", p) => MenuAction::OverlayPosition(Position::parse(p)?),
             ("login", "") => MenuAction::LaunchAtLogin,
             ("permissions", "") => MenuAction::Permissions,
             ("logs", "") => MenuAction::OpenLogs,
@@ -152,6 +160,8 @@ pub struct Tray {
     hotkeys: Radio,
     microphones: Radio,
     outputs: Radio,
+    overlay: CheckMenuItem,
+    overlay_positions: Radio,
     login: CheckMenuItem,
     /// "Permissions…" (macOS only: the platform has none to manage elsewhere).
     permissions: Option<MenuItem>,
@@ -294,6 +304,25 @@ impl Tray {
             |v| format!("output:{v}"),
         );
 
+        let overlay_menu = Submenu::new(l.overlay, true);
+        let overlay = CheckMenuItem::with_id(
+            MenuAction::Overlay.id(),
+            l.overlay_shown,
+            true,
+            model.settings.overlay,
+            None,
+        );
+        let _ = overlay_menu.append(&overlay);
+        let _ = overlay_menu.append(&PredefinedMenuItem::separator());
+        let overlay_positions = Radio::new(
+            &overlay_menu,
+            &[
+                ("bottom".to_string(), l.overlay_bottom.to_string(), true),
+                ("top".to_string(), l.overlay_top.to_string(), true),
+            ],
+            |v| format!("overlay-position:{v}"),
+        );
+
         let login = CheckMenuItem::with_id(
             MenuAction::LaunchAtLogin.id(),
             l.launch_at_login,
@@ -303,7 +332,7 @@ impl Tray {
         );
         let logs = MenuItem::with_id(MenuAction::OpenLogs.id(), l.open_logs, true, None);
         let quit = MenuItem::with_id(MenuAction::Quit.id(), l.quit, true, None);
-        let items: [&dyn IsMenuItem; 17] = [
+        let items: [&dyn IsMenuItem; 18] = [
             &status,
             &microphone,
             &PredefinedMenuItem::separator(),
@@ -316,6 +345,7 @@ impl Tray {
             &mode_menu,
             &microphone_menu,
             &output_menu,
+            &overlay_menu,
             &PredefinedMenuItem::separator(),
             &login,
             &logs,
@@ -361,6 +391,8 @@ impl Tray {
             hotkeys,
             microphones,
             outputs,
+            overlay,
+            overlay_positions,
             login,
             permissions,
             labels: l,
@@ -386,6 +418,10 @@ impl Tray {
         self.hotkeys.select(&settings.hotkey);
         self.microphones.select(&settings.input_device);
         self.outputs.select(&settings.output);
+        self.overlay.set_checked(settings.overlay);
+        self.overlay_positions.select(
+            Position::parse(&settings.overlay_position).map_or("bottom", Position::name),
+        );
     }
 
     pub fn set_icon(&mut self, state: IconState) {
@@ -670,6 +706,9 @@ mod tests {
             MenuAction::Microphone(String::new()),
             MenuAction::Microphone("USB Audio: Mic (hw:1,0)".into()),
             MenuAction::Output(OutputMode::Copy),
+            MenuAction::Overlay,
+            MenuAction::OverlayPosition(Position::Top),
+            MenuAction::OverlayPosition(Position::Bottom),
             MenuAction::LaunchAtLogin,
             MenuAction::Permissions,
             MenuAction::OpenLogs,
@@ -690,6 +729,7 @@ mod tests {
             "download:",
             "download-cancel:x",
             "quit:now",
+            "overlay-position:left",
             "nothing",
         ] {
             assert_eq!(MenuAction::parse(junk), None, "{junk}");

@@ -106,6 +106,8 @@ pub enum WorkerEvent {
         id: u64,
         seconds: f32,
         engine: Duration,
+        /// Its text as it would be delivered (after the verdict); `None` when it gave none.
+        text: Option<String>,
     },
     Done {
         id: u64,
@@ -323,10 +325,16 @@ impl WorkerThread {
             tracing::debug!(id = job.id, "early transcription stopped: newer audio came");
             return;
         };
+        let text = match &recognised.outcome {
+            Outcome::Text(text) => Some(text.clone()),
+            Outcome::Empty(_) | Outcome::Failed(_) => None,
+        };
+        tracing::info!(id = job.id, text = text.as_deref().unwrap_or(""), "head transcribed");
         (self.emit)(WorkerEvent::EarlyDone {
             id: job.id,
             seconds: head.len as f32 / SAMPLE_RATE as f32,
             engine: recognised.engine,
+            text,
         });
         self.early = Some(EarlyResult { head, recognised });
     }

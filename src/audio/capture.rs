@@ -85,6 +85,9 @@ pub enum RecorderEvent {
     },
     /// The first audio callback after the start command (how long the microphone took).
     FirstAudio { id: u64, after_start: Duration },
+    /// The loudness of the last [`PAUSE_CHECK`] of the recording (RMS of its samples, 0–1), sent
+    /// every [`PAUSE_CHECK`] while recording and never otherwise (the overlay's level meter).
+    Level { id: u64, rms: f32 },
     /// The speaker paused while still holding the key: the audio so far, so a transcription can
     /// start before the key goes up (see [`super::pause`]). Sent once per pause that follows new
     /// speech, while the recording is at most [`PAUSE_SNAPSHOT_LIMIT`] long.
@@ -225,6 +228,7 @@ impl RecorderThread {
                 Err(RecvTimeoutError::Timeout) => {}
             }
             self.watch();
+            self.report_level();
             self.notice_pause();
             self.write_journal();
         }
@@ -427,6 +431,29 @@ impl RecorderThread {
         };
         let len = samples.len();
         (at_target_rate(samples, rate), len)
+    }
+
+    /// Sends [`RecorderEvent::Level`] for the newest [`PAUSE_CHECK`] of the recording.
+    fn report_level(&mut self) {
+        let Some((id, _)) = self.current else {
+            return;
+        };
+        let Some(rate) = self.stream.as_ref().map(|s| s.rate) else {
+            return;
+        };
+        let rms = {
+            let shared = lock(&self.shared);
+            let Some(recording) = shared.recording.as_ref() else {
+                return;
+            };
+            let block = (PAUSE_CHECK.as_secs_f64() * f64::from(rate)) as usize;
+            let newest = &recording[recording.len().saturating_sub(block)..];
+            if newest.is_empty() {
+                return;
+            }
+            (newest.iter().map(|s| s * s).sum::<f32>() / newest.len() as f32).sqrt()
+        };
+        (self.emit)(RecorderEvent::Level { id, rms });
     }
 
     /// Sends [`RecorderEvent::Pause`] when the speaker has just paused after new speech.

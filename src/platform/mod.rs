@@ -342,6 +342,70 @@ pub fn configure_event_loop<T: 'static>(event_loop: &mut tao::event_loop::EventL
     }
 }
 
+/// The overlay window's platform attributes before it is created: on Linux no taskbar entry and
+/// no GTK painting of its own (softbuffer draws every pixel).
+pub fn overlay_window_builder(builder: tao::window::WindowBuilder) -> tao::window::WindowBuilder {
+    #[cfg(target_os = "linux")]
+    {
+        use tao::platform::unix::WindowBuilderExtUnix;
+        builder
+            .with_skip_taskbar(true)
+            .with_default_vbox(false)
+            .with_app_paintable(true)
+            .with_double_buffered(false)
+            .with_cursor_moved_event(false)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        builder
+    }
+}
+
+/// Makes the (still hidden) overlay window one that is never focused and floats over every app.
+/// X11: an override-redirect window (the window manager neither frames nor focuses it) with a
+/// notification type hint. macOS: status-window level, on every Space and over full-screen apps,
+/// out of the window cycle, never hidden when another app is active, transparent to the mouse
+/// (tao's `with_focusable(false)` already keeps it from becoming the key window).
+pub fn prepare_overlay_window(window: &tao::window::Window) {
+    #[cfg(target_os = "linux")]
+    {
+        use gtk::prelude::{GtkWindowExt, WidgetExt};
+        use tao::platform::unix::WindowExtUnix;
+        let gtk_window = window.gtk_window();
+        gtk_window.set_type_hint(gtk::gdk::WindowTypeHint::Notification);
+        gtk_window.set_accept_focus(false);
+        gtk_window.set_focus_on_map(false);
+        gtk_window.set_skip_pager_hint(true);
+        gtk_window.realize();
+        if let Some(gdk_window) = gtk_window.window() {
+            gdk_window.set_override_redirect(true);
+        }
+    }
+    #[cfg(target_os = "macos")]
+    {
+        use tao::platform::macos::WindowExtMacOS;
+        // NSStatusWindowLevel; NSWindowCollectionBehavior CanJoinAllSpaces | Stationary |
+        // IgnoresCycle | FullScreenAuxiliary.
+        const STATUS_LEVEL: isize = 25;
+        const BEHAVIOUR: usize = (1 << 0) | (1 << 4) | (1 << 6) | (1 << 8);
+        let ns_window = window.ns_window().cast::<objc2::runtime::AnyObject>();
+        if !ns_window.is_null() {
+            // SAFETY: tao's NSWindow, alive while `window` is; each selector is an NSWindow
+            // method taking the argument type given.
+            unsafe {
+                let _: () = objc2::msg_send![ns_window, setLevel: STATUS_LEVEL];
+                let _: () = objc2::msg_send![ns_window, setCollectionBehavior: BEHAVIOUR];
+                let _: () = objc2::msg_send![ns_window, setHidesOnDeactivate: false];
+                let _: () = objc2::msg_send![ns_window, setIgnoresMouseEvents: true];
+            }
+        }
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
+    {
+        let _ = window;
+    }
+}
+
 /// Shows `icon` in the tray: as a template image on macOS (tinted by the system for light and
 /// dark menu bars), as is elsewhere. (tray-icon's portable "as template" call does nothing at
 /// all off macOS, so the choice is made here.)

@@ -1,0 +1,444 @@
+//! The overlay: a small panel near the bottom (or top) of the screen while a dictation runs,
+//! showing the microphone level, the elapsed time, the state (recording → transcribing → done or
+//! nothing recognised) and the words: the latest early transcription while the key is held,
+//! replaced by the final text at the end. It never takes the focus or a click, so the paste still
+//! lands in the app the person was typing in.
+//!
+//! The coordinator tells the [`Overlay`] what happens to the dictation; the overlay keeps what to
+//! show ([`view`]), and at each turn of the event loop [`Overlay::sync`] opens, redraws or closes
+//! its window. Between dictations there is no window and no timer: the idle app costs nothing.
+
+pub mod render;
+pub mod view;
+pub mod window;
+
+use crate::i18n::UiLang;
+use render::Renderer;
+use std::time::{Duration, Instant};
+use tao::event_loop::EventLoopWindowTarget;
+use tao::window::WindowId;
+use view::{meter_level, Phase, View};
+use window::OverlayWindow;
+
+/// How long the final text stays on screen after it was delivered.
+pub const DONE_SHOWN: Duration = Duration::from_millis(1000);
+/// How long "nothing recognised" stays (the notification says the rest).
+pub const NOTHING_SHOWN: Duration = Duration::from_millis(2500);
+
+/// Where on the screen (the `overlay_position` setting).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Position {
+    Bottom,
+    Top,
+}
+
+impl Position {
+    pub fn parse(text: &str) -> Option<Position> {
+        match text.trim() {
+            "bottom" => Some(Position::Bottom),
+            "top" => Some(Position::Top),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Position::Bottom => "bottom",
+            Position::Top => "top",
+        }
+    }
+}
+
+/// The dictation on screen.
+#[derive(Debug, Clone)]
+struct Shown {
+    id: u64,
+    started: Instant,
+    /// Key-up: the time stops here.
+    stopped: Option<Instant>,
+    phase: Phase,
+    level: f32,
+    text: String,
+    max_length: Duration,
+    warn_before: Duration,
+    hide_at: Option<Instant>,
+    /// The elapsed second last drawn.
+    second: u64,
+    /// Whether its first frame has reached the screen (logged once).
+    presented: bool,
+}
+
+pub struct Overlay {
+    enabled: bool,
+    position: Position,
+    lang: UiLang,
+    shown: Option<Shown>,
+    window: Option<OverlayWindow>,
+    renderer: Option<Renderer>,
+    /// A new frame is wanted.
+    dirty: bool,
+    /// The window or the drawing failed: not tried again this run (said in the log once).
+    broken: bool,
+}
+
+impl Overlay {
+    pub fn new(enabled: bool, position: Position, lang: UiLang) -> Overlay {
+        Overlay {
+            enabled,
+            position,
+            lang,
+            shown: None,
+            window: None,
+            renderer: None,
+            dirty: false,
+            broken: false,
+        }
+    }
+
+    /// The menu's choices; turning it off hides a dictation already shown.
+    pub fn configure(&mut self, enabled: bool, position: Position) {
+        if position != self.position {
+            // Reopened at the new place.
+            self.window = None;
+        }
+        self.enabled = enabled;
+        self.position = position;
+        if !enabled {
+            self.shown = None;
+        }
+        self.dirty = true;
+    }
+
+    /// The key went down: recording `id` has started.
+    pub fn recording(&mut self, id: u64, now: Instant, max_length: Duration, warn: Duration) {
+        if !self.enabled {
+            return;
+        }
+        tracing::debug!(id, "overlay: recording");
+        self.shown = Some(Shown {
+            id,
+            started: now,
+            stopped: None,
+            phase: Phase::Recording,
+            level: 0.0,
+            text: String::new(),
+            max_length,
+            warn_before: warn,
+            hide_at: None,
+            second: 0,
+            presented: false,
+        });
+        self.dirty = true;
+    }
+
+    /// The microphone's level over the last 50 ms of recording `id` (RMS of the samples).
+    pub fn level(&mut self, id: u64, rms: f32) {
+        let Some(shown) = self.current(id) else {
+            return;
+        };
+        let new = meter_level(rms);
+        // Rises at once, falls smoothly (a meter that flickers to zero between syllables reads
+        // as a broken microphone).
+        let level = if new >= shown.level {
+            new
+        } else {
+            shown.level * 0.6 + new * 0.4
+        };
+        if (level - shown.level).abs() >= 0.01 {
+            shown.level = level;
+            self.dirty = true;
+        }
+    }
+
+    /// The worker's text for the audio of `id` so far (after the verdict: `None` when it gave no
+    /// text or a dropped hallucination; the words shown stay as they were).
+    pub fn early_text(&mut self, id: u64, text: Option<&str>) {
+        let Some(text) = text.map(str::trim).filter(|t| !t.is_empty()) else {
+            return;
+        };
+        let Some(shown) = self.current(id) else {
+            return;
+        };
+        if shown.phase == Phase::Recording || shown.phase == Phase::Transcribing {
+            tracing::info!(id, text, "overlay shows early text");
+            shown.text = text.to_string();
+            self.dirty = true;
+        }
+    }
+
+    /// The key went up: Whisper works on the whole recording.
+    pub fn transcribing(&mut self, id: u64, now: Instant) {
+        if let Some(shown) = self.current(id) {
+            shown.phase = Phase::Transcribing;
+            shown.stopped = Some(now);
+            shown.level = 0.0;
+            self.dirty = true;
+        }
+    }
+
+    /// The final text of `id`, on its way to the app.
+    pub fn final_text(&mut self, id: u64, text: &str) {
+        if let Some(shown) = self.current(id) {
+            shown.text = text.trim().to_string();
+            self.dirty = true;
+        }
+    }
+
+    /// The text of `id` was delivered (`copied`: to the clipboard only).
+    pub fn delivered(&mut self, id: u64, copied: bool, now: Instant) {
+        self.ending(id, Phase::Done { copied }, now, DONE_SHOWN);
+    }
+
+    /// Speech in `id` gave no text.
+    pub fn nothing_recognised(&mut self, id: u64, now: Instant) {
+        if let Some(shown) = self.current(id) {
+            shown.text.clear();
+        }
+        self.ending(id, Phase::NothingRecognised, now, NOTHING_SHOWN);
+    }
+
+    /// `id` ended without anything to show (cancelled, silent, failed: a notification, if
+    /// anything, says why).
+    pub fn end(&mut self, id: u64) {
+        if self.current(id).is_some() {
+            self.shown = None;
+        }
+    }
+
+    fn ending(&mut self, id: u64, phase: Phase, now: Instant, shown_for: Duration) {
+        if let Some(shown) = self.current(id) {
+            tracing::info!(id, phase = phase.name(), text = shown.text, "overlay");
+            shown.phase = phase;
+            shown.stopped.get_or_insert(now);
+            shown.hide_at = Some(now + shown_for);
+            self.dirty = true;
+        }
+    }
+
+    fn current(&mut self, id: u64) -> Option<&mut Shown> {
+        self.shown.as_mut().filter(|s| s.id == id)
+    }
+
+    /// What the overlay shows at `now` (`None` when nothing is shown).
+    pub fn view(&self, now: Instant) -> Option<View> {
+        let shown = self.shown.as_ref()?;
+        Some(View {
+            lang: self.lang,
+            phase: shown.phase,
+            elapsed: shown
+                .stopped
+                .unwrap_or(now)
+                .saturating_duration_since(shown.started),
+            max_length: shown.max_length,
+            warn_before: shown.warn_before,
+            level: shown.level,
+            text: shown.text.clone(),
+        })
+    }
+
+    /// When the overlay needs the event loop again without any event: the next second of the
+    /// clock while recording, or the moment it hides. `None` when nothing is shown.
+    pub fn next_deadline(&self) -> Option<Instant> {
+        let shown = self.shown.as_ref()?;
+        if let Some(hide_at) = shown.hide_at {
+            return Some(hide_at);
+        }
+        (shown.stopped.is_none())
+            .then(|| shown.started + Duration::from_secs(shown.second + 1))
+    }
+
+    /// Hides what has been shown long enough, and redraws when the clock's second changed.
+    pub fn tick(&mut self, now: Instant) {
+        let Some(shown) = self.shown.as_mut() else {
+            return;
+        };
+        if shown.hide_at.is_some_and(|at| now >= at) {
+            self.shown = None;
+            return;
+        }
+        if shown.stopped.is_none() {
+            let second = now.saturating_duration_since(shown.started).as_secs();
+            if second != shown.second {
+                shown.second = second;
+                self.dirty = true;
+            }
+        }
+    }
+
+    /// Opens the window for a dictation to show, closes it when there is none, and asks for a
+    /// frame when something changed. Called at every turn of the event loop.
+    pub fn sync<T: 'static>(&mut self, target: &EventLoopWindowTarget<T>) {
+        match (&self.shown, &self.window) {
+            (Some(_), None) if !self.broken => {
+                match OverlayWindow::open(target, self.position) {
+                    Ok(window) => self.window = Some(window),
+                    Err(e) => self.give_up(&e.to_string()),
+                }
+            }
+            (None, Some(_)) => {
+                self.window = None;
+                tracing::debug!("overlay hidden");
+            }
+            _ => {}
+        }
+        if self.dirty {
+            self.dirty = false;
+            if let Some(window) = &self.window {
+                window.request_redraw();
+            }
+        }
+    }
+
+    /// Draws the current view into window `id` (the event loop's redraw request).
+    pub fn redraw(&mut self, id: WindowId) {
+        let now = Instant::now();
+        let Some(view) = self.view(now) else {
+            return;
+        };
+        if self.window.as_ref().map(OverlayWindow::id) != Some(id) {
+            return;
+        }
+        if self.renderer.is_none() {
+            match Renderer::new() {
+                Ok(renderer) => self.renderer = Some(renderer),
+                Err(e) => return self.give_up(&e.to_string()),
+            }
+        }
+        let (Some(window), Some(renderer)) = (self.window.as_mut(), self.renderer.as_mut()) else {
+            return;
+        };
+        let drawn = renderer
+            .render(&view, window.scale())
+            .map_err(|e| e.to_string())
+            .and_then(|pixmap| window.present(&pixmap).map_err(|e| e.to_string()));
+        if let Err(e) = drawn {
+            return self.give_up(&e);
+        }
+        if let Some(shown) = self.shown.as_mut().filter(|s| !s.presented) {
+            shown.presented = true;
+            tracing::info!(
+                id = shown.id,
+                after_key_down_ms = now.saturating_duration_since(shown.started).as_millis() as u64,
+                "overlay shown"
+            );
+        }
+    }
+
+    fn give_up(&mut self, problem: &str) {
+        tracing::warn!("no overlay this run: {problem}");
+        self.broken = true;
+        self.window = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MAX: Duration = Duration::from_secs(120);
+    const WARN: Duration = Duration::from_secs(10);
+
+    fn overlay() -> Overlay {
+        Overlay::new(true, Position::Bottom, UiLang::En)
+    }
+
+    #[test]
+    fn a_dictation_shows_recording_then_the_early_words_then_the_final_text() {
+        let t0 = Instant::now();
+        let mut o = overlay();
+        assert!(o.view(t0).is_none() && o.next_deadline().is_none(), "idle: nothing");
+        o.recording(7, t0, MAX, WARN);
+        let v = o.view(t0 + Duration::from_millis(2500)).unwrap();
+        assert_eq!(
+            (v.phase, v.elapsed, v.text.as_str()),
+            (Phase::Recording, Duration::from_millis(2500), "")
+        );
+        o.level(7, 0.05);
+        assert!(o.view(t0).unwrap().level > 0.5);
+        o.early_text(7, Some(" The quarterly report "));
+        assert_eq!(o.view(t0).unwrap().text, "The quarterly report");
+        // A head that gave no text leaves the words as they were.
+        o.early_text(7, None);
+        assert_eq!(o.view(t0).unwrap().text, "The quarterly report");
+        let up = t0 + Duration::from_secs(4);
+        o.transcribing(7, up);
+        let v = o.view(up + Duration::from_secs(3)).unwrap();
+        assert_eq!(
+            (v.phase, v.elapsed, v.level),
+            (Phase::Transcribing, Duration::from_secs(4), 0.0)
+        );
+        o.final_text(7, "The quarterly report is almost finished.");
+        o.delivered(7, false, up + Duration::from_millis(200));
+        let v = o.view(up + Duration::from_millis(300)).unwrap();
+        assert_eq!(v.phase, Phase::Done { copied: false });
+        assert_eq!(v.text, "The quarterly report is almost finished.");
+        let hide = o.next_deadline().unwrap();
+        assert_eq!(hide, up + Duration::from_millis(200) + DONE_SHOWN);
+        o.tick(hide - Duration::from_millis(1));
+        assert!(o.view(hide).is_some());
+        o.tick(hide);
+        assert!(o.view(hide).is_none() && o.next_deadline().is_none(), "gone");
+    }
+
+    #[test]
+    fn speech_without_text_shows_nothing_recognised_for_a_while() {
+        let t0 = Instant::now();
+        let mut o = overlay();
+        o.recording(3, t0, MAX, WARN);
+        o.early_text(3, Some("Dziękuję"));
+        o.transcribing(3, t0 + Duration::from_secs(3));
+        o.nothing_recognised(3, t0 + Duration::from_secs(4));
+        let v = o.view(t0 + Duration::from_secs(4)).unwrap();
+        assert_eq!(v.phase, Phase::NothingRecognised);
+        assert_eq!(v.label(), "Nothing recognised");
+        assert!(v.text.is_empty(), "no earlier words left over");
+        assert_eq!(
+            o.next_deadline(),
+            Some(t0 + Duration::from_secs(4) + NOTHING_SHOWN)
+        );
+    }
+
+    #[test]
+    fn only_the_dictation_on_screen_changes_it() {
+        let t0 = Instant::now();
+        let mut o = overlay();
+        o.recording(1, t0, MAX, WARN);
+        o.transcribing(1, t0 + Duration::from_secs(2));
+        // The next dictation starts while the first is transcribed: it takes the screen.
+        o.recording(2, t0 + Duration::from_secs(3), MAX, WARN);
+        o.early_text(1, Some("old"));
+        o.delivered(1, false, t0 + Duration::from_secs(4));
+        o.end(1);
+        let v = o.view(t0 + Duration::from_secs(4)).unwrap();
+        assert_eq!((v.phase, v.text.as_str()), (Phase::Recording, ""));
+        o.end(2);
+        assert!(o.view(t0).is_none());
+    }
+
+    #[test]
+    fn the_clock_wakes_the_loop_once_a_second_and_only_while_recording() {
+        let t0 = Instant::now();
+        let mut o = overlay();
+        o.recording(1, t0, MAX, WARN);
+        assert_eq!(o.next_deadline(), Some(t0 + Duration::from_secs(1)));
+        o.tick(t0 + Duration::from_millis(1100));
+        assert_eq!(o.next_deadline(), Some(t0 + Duration::from_secs(2)));
+        o.transcribing(1, t0 + Duration::from_millis(1500));
+        assert_eq!(o.next_deadline(), None, "transcribing: redrawn on events only");
+    }
+
+    #[test]
+    fn turned_off_it_shows_nothing() {
+        let t0 = Instant::now();
+        let mut o = Overlay::new(false, Position::Bottom, UiLang::Pl);
+        o.recording(1, t0, MAX, WARN);
+        assert!(o.view(t0).is_none() && o.next_deadline().is_none());
+        let mut o = overlay();
+        o.recording(1, t0, MAX, WARN);
+        o.configure(false, Position::Top);
+        assert!(o.view(t0).is_none());
+        assert_eq!(Position::parse("top"), Some(Position::Top));
+        assert_eq!(Position::parse("middle"), None);
+        assert_eq!(Position::Bottom.name(), "bottom");
+    }
+}

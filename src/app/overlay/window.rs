@@ -1,0 +1,178 @@
+//! The overlay's window: borderless, always on top, never focused, clicks pass through it, placed
+//! at the bottom or top centre of the primary screen, pixels copied in by softbuffer. What each
+//! platform adds (X11 override-redirect; a status-level panel joining every Space on macOS) is
+//! in `crate::platform`; the rest is portable tao.
+
+use super::render::{pixel_size, to_xrgb};
+use super::Position;
+use std::num::NonZeroU32;
+use std::rc::Rc;
+use tao::dpi::{LogicalSize, PhysicalPosition};
+use tao::event_loop::EventLoopWindowTarget;
+use tao::window::{Window, WindowBuilder, WindowId};
+use tiny_skia::Pixmap;
+
+/// The window's title: window managers and the desktop tests find it by this name.
+pub const TITLE: &str = "whisper-dictation overlay";
+
+/// Distance from the screen's edge, in logical pixels (clear of a dock, a panel or the menu bar).
+const MARGIN: f64 = 64.0;
+
+/// Why the overlay window could not be shown.
+#[derive(Debug, thiserror::Error)]
+pub enum WindowError {
+    #[error("the overlay window cannot be created: {0}")]
+    Create(String),
+    #[error("the overlay cannot be drawn into its window: {0}")]
+    Surface(String),
+}
+
+pub struct OverlayWindow {
+    window: Rc<Window>,
+    surface: softbuffer::Surface<Rc<Window>, Rc<Window>>,
+    /// Keeps the display connection the surface draws through.
+    _context: softbuffer::Context<Rc<Window>>,
+}
+
+impl OverlayWindow {
+    /// Creates the window, hidden, placed for `position`, then shows it without focusing it.
+    pub fn open<T: 'static>(
+        target: &EventLoopWindowTarget<T>,
+        position: Position,
+    ) -> Result<OverlayWindow, WindowError> {
+        let builder = WindowBuilder::new()
+            .with_title(TITLE)
+            .with_decorations(false)
+            .with_resizable(false)
+            .with_always_on_top(true)
+            .with_visible_on_all_workspaces(true)
+            .with_focused(false)
+            .with_focusable(false)
+            .with_visible(false)
+            .with_inner_size(LogicalSize::new(
+                f64::from(super::render::WIDTH),
+                f64::from(super::render::HEIGHT),
+            ));
+        let builder = crate::platform::overlay_window_builder(builder);
+        let window = builder
+            .build(target)
+            .map_err(|e| WindowError::Create(e.to_string()))?;
+        crate::platform::prepare_overlay_window(&window);
+        // Clicks go to the app underneath.
+        let _ = window.set_ignore_cursor_events(true);
+        let monitor = target
+            .primary_monitor()
+            .or_else(|| window.current_monitor());
+        if let Some(monitor) = monitor {
+            let scale = monitor.scale_factor();
+            let (w, h) = pixel_size(scale as f32);
+            let at = place(
+                (
+                    monitor.position().x,
+                    monitor.position().y,
+                    monitor.size().width,
+                    monitor.size().height,
+                ),
+                (w, h),
+                position,
+                scale,
+            );
+            window.set_outer_position(PhysicalPosition::new(at.0, at.1));
+        }
+        let window = Rc::new(window);
+        let context = softbuffer::Context::new(window.clone())
+            .map_err(|e| WindowError::Surface(e.to_string()))?;
+        let surface = softbuffer::Surface::new(&context, window.clone())
+            .map_err(|e| WindowError::Surface(e.to_string()))?;
+        window.set_visible(true);
+        window.request_redraw();
+        Ok(OverlayWindow {
+            window,
+            surface,
+            _context: context,
+        })
+    }
+
+    pub fn id(&self) -> WindowId {
+        self.window.id()
+    }
+
+    /// The screen's scale factor where the window is.
+    pub fn scale(&self) -> f32 {
+        self.window.scale_factor() as f32
+    }
+
+    /// Asks for a [`Self::present`] at the event loop's next redraw.
+    pub fn request_redraw(&self) {
+        self.window.request_redraw();
+    }
+
+    /// Copies `pixmap` to the screen.
+    pub fn present(&mut self, pixmap: &Pixmap) -> Result<(), WindowError> {
+        let (Some(w), Some(h)) = (
+            NonZeroU32::new(pixmap.width()),
+            NonZeroU32::new(pixmap.height()),
+        ) else {
+            return Ok(());
+        };
+        let size = self.window.inner_size();
+        if size.width != w.get() || size.height != h.get() {
+            self.window
+                .set_inner_size(tao::dpi::PhysicalSize::new(w.get(), h.get()));
+        }
+        let surface_error = |e: softbuffer::SoftBufferError| WindowError::Surface(e.to_string());
+        self.surface.resize(w, h).map_err(surface_error)?;
+        let mut buffer = self.surface.buffer_mut().map_err(surface_error)?;
+        to_xrgb(pixmap, &mut buffer);
+        buffer.present().map_err(surface_error)
+    }
+}
+
+impl Drop for OverlayWindow {
+    fn drop(&mut self) {
+        self.window.set_visible(false);
+    }
+}
+
+/// The window's top-left corner, in physical pixels, on a monitor at (`x`, `y`) of `w`×`h`
+/// physical pixels: centred horizontally, [`MARGIN`] logical pixels from the bottom or top edge.
+pub fn place(
+    (x, y, w, h): (i32, i32, u32, u32),
+    (width, height): (u32, u32),
+    position: Position,
+    scale: f64,
+) -> (i32, i32) {
+    let margin = (MARGIN * scale).round() as i64;
+    let left = i64::from(x) + (i64::from(w) - i64::from(width)) / 2;
+    let top = match position {
+        Position::Bottom => i64::from(y) + i64::from(h) - i64::from(height) - margin,
+        Position::Top => i64::from(y) + margin,
+    };
+    let clamp = |v: i64| v.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32;
+    (clamp(left.max(i64::from(x))), clamp(top.max(i64::from(y))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn it_sits_centred_near_the_chosen_edge() {
+        let screen = (0, 0, 1024, 768);
+        assert_eq!(place(screen, (440, 104), Position::Bottom, 1.0), (292, 600));
+        assert_eq!(place(screen, (440, 104), Position::Top, 1.0), (292, 64));
+        // A Retina screen: physical pixels, twice the margin.
+        let retina = (0, 0, 2880, 1800);
+        assert_eq!(
+            place(retina, (880, 208), Position::Bottom, 2.0),
+            (1000, 1464)
+        );
+        // A second monitor left of the first.
+        assert_eq!(
+            place((-1920, 0, 1920, 1080), (440, 104), Position::Top, 1.0),
+            (-1180, 64)
+        );
+        // A screen smaller than the panel keeps it on the screen's corner.
+        assert_eq!(place((0, 0, 300, 80), (440, 104), Position::Bottom, 1.0), (0, 0));
+    }
+}
