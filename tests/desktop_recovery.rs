@@ -16,8 +16,8 @@ mod app_rig;
 mod rig;
 
 use app_rig::{
-    clip, clip_text, fresh_desktop, ready_on_cpu, start_app, wait_for_clipboard, wait_ready,
-    write_settings, HOTKEY, READY_TIMEOUT, TRANSCRIBE_TIMEOUT,
+    clip, clip_text, concatenate, fresh_desktop, ready_on_cpu, reversed, start_app,
+    wait_for_clipboard, wait_ready, write_settings, HOTKEY, READY_TIMEOUT, TRANSCRIBE_TIMEOUT,
 };
 use rig::{AppProcess, Desktop, TextBox};
 use std::fs;
@@ -216,47 +216,6 @@ fn wait_transcribing(app: &mut AppProcess, part: &str) {
             return;
         }
     }
-}
-
-/// 16-bit mono WAV of `parts` (clips and silences, all at the clips' rate) one after another.
-fn concatenate(parts: &[Result<&Path, Duration>], to: &Path) {
-    let mut spec = None;
-    let mut samples: Vec<i16> = Vec::new();
-    for part in parts {
-        match part {
-            Ok(path) => {
-                let mut reader = hound::WavReader::open(path).unwrap_or_else(|e| panic!("{e}"));
-                spec.get_or_insert(reader.spec());
-                samples.extend(reader.samples::<i16>().map(Result::unwrap));
-            }
-            Err(silence) => {
-                let rate = spec.map_or(16_000, |s: hound::WavSpec| s.sample_rate);
-                samples.extend(std::iter::repeat_n(
-                    0,
-                    (silence.as_secs_f64() * f64::from(rate)) as usize,
-                ));
-            }
-        }
-    }
-    let mut writer =
-        hound::WavWriter::create(to, spec.expect("a clip first")).unwrap_or_else(|e| panic!("{e}"));
-    for s in samples {
-        writer.write_sample(s).unwrap();
-    }
-    writer.finalize().unwrap();
-}
-
-/// `clip` played backwards: sound with the rhythm and spectrum of speech and no words.
-fn reversed(clip: &Path, to: &Path) {
-    let mut reader = hound::WavReader::open(clip).unwrap_or_else(|e| panic!("{e}"));
-    let spec = reader.spec();
-    let mut samples: Vec<i16> = reader.samples::<i16>().map(Result::unwrap).collect();
-    samples.reverse();
-    let mut writer = hound::WavWriter::create(to, spec).unwrap_or_else(|e| panic!("{e}"));
-    for s in samples {
-        writer.write_sample(s).unwrap();
-    }
-    writer.finalize().unwrap();
 }
 
 /// A journal as a run that died twice while transcribing it leaves one.

@@ -22,6 +22,7 @@ pub mod state;
 pub mod texts;
 pub mod tray;
 pub mod verdict;
+mod wakeup;
 pub mod worker;
 
 use crate::app_icons::IconState;
@@ -70,6 +71,8 @@ pub enum AppEvent {
     Download(DownloadEvent),
     /// Ctrl+C, SIGTERM (logout, shutdown) or SIGHUP.
     Terminate,
+    /// A deadline the loop asked for has come ([`wakeup`]).
+    Wake,
 }
 
 /// Where the app keeps its files (the tests point them at a temporary folder).
@@ -150,8 +153,10 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
     let mode = HotkeyMode::parse(&settings.hotkey_mode).unwrap_or(HotkeyMode::Hold);
     let max = Duration::from_secs(u64::from(settings.max_recording_secs.clamp(5, 3600)));
     let overlay = Overlay::new(settings.overlay, overlay_position(&settings), lang);
+    let wake = sender(&proxy, |()| AppEvent::Wake);
     let mut app = App {
         overlay,
+        wakeup: wakeup::Wakeup::spawn(move || wake(()))?,
         hotkeys,
         hotkey,
         dictation: Dictation::new(Config::new(mode, max)),
@@ -216,6 +221,7 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         .into_iter()
         .flatten()
         .min();
+        app.wakeup.set(deadline.filter(|_| !app.quit));
         *control_flow = match (app.quit, deadline) {
             (true, _) => ControlFlow::Exit,
             (false, Some(deadline)) => ControlFlow::WaitUntil(deadline),
@@ -257,6 +263,8 @@ struct LoadedModel {
 struct App {
     /// The panel shown while dictating.
     overlay: Overlay,
+    /// Wakes the loop at the deadline it waits for.
+    wakeup: wakeup::Wakeup,
     hotkeys: GlobalHotKeyManager,
     /// The registered hotkey (`None` when registration failed).
     hotkey: Option<HotKey>,
@@ -320,6 +328,10 @@ impl App {
             AppEvent::Worker(event) => self.worker_event(event),
             AppEvent::Output(event) => self.output_event(event),
             AppEvent::Download(event) => self.download_event(event),
+            AppEvent::Wake => {
+                self.input(Input::Tick);
+                self.permissions_due(Instant::now());
+            }
             AppEvent::Terminate => {
                 tracing::info!("terminated by a signal");
                 self.quit = true;

@@ -205,11 +205,8 @@ impl App {
                     text,
                     "dictation done"
                 );
-                self.overlay.delivered(
-                    id,
-                    delivered.mode == OutputMode::Copy,
-                    Instant::now(),
-                );
+                self.overlay
+                    .delivered(id, delivered.mode == OutputMode::Copy, Instant::now());
                 self.last_delivered = Some((text, delivered.at));
                 self.last_error = None;
                 self.finish(id);

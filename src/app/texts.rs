@@ -94,7 +94,7 @@ pub fn labels(lang: UiLang) -> Labels {
             output_paste: "&Wklej do aplikacji",
             output_type: "Wpisz &znak po znaku",
             output_copy: "Tylko &kopiuj",
-            overlay: "&Nakładka",
+            overlay: "Nakła&dka",
             overlay_shown: "&Pokazuj podczas dyktowania",
             overlay_bottom: "Na &dole, pośrodku",
             overlay_top: "Na &górze, pośrodku",

@@ -2,10 +2,10 @@
 //! line and recent transcripts up to date, and turning a clicked item's id back into a
 //! [`MenuAction`]. Ids are plain strings ("output:copy") so the mapping is a pure function.
 
+use super::overlay::Position;
 use super::texts::{
     hotkey_label, labels, main_languages, model_menu, Labels, HOTKEY_PRESETS, MORE_LANGUAGES,
 };
-use super::overlay::Position;
 use crate::app_icons::{icon_rgba, IconState, IconStyle};
 use crate::device::DeviceKind;
 use crate::i18n::UiLang;
@@ -419,9 +419,8 @@ impl Tray {
         self.microphones.select(&settings.input_device);
         self.outputs.select(&settings.output);
         self.overlay.set_checked(settings.overlay);
-        self.overlay_positions.select(
-            Position::parse(&settings.overlay_position).map_or("bottom", Position::name),
-        );
+        self.overlay_positions
+            .select(Position::parse(&settings.overlay_position).map_or("bottom", Position::name));
     }
 
     pub fn set_icon(&mut self, state: IconState) {

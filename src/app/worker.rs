@@ -329,7 +329,11 @@ impl WorkerThread {
             Outcome::Text(text) => Some(text.clone()),
             Outcome::Empty(_) | Outcome::Failed(_) => None,
         };
-        tracing::info!(id = job.id, text = text.as_deref().unwrap_or(""), "head transcribed");
+        tracing::info!(
+            id = job.id,
+            text = text.as_deref().unwrap_or(""),
+            "head transcribed"
+        );
         (self.emit)(WorkerEvent::EarlyDone {
             id: job.id,
             seconds: head.len as f32 / SAMPLE_RATE as f32,

@@ -366,7 +366,8 @@ pub fn overlay_window_builder(builder: tao::window::WindowBuilder) -> tao::windo
 /// notification type hint. macOS: status-window level, on every Space and over full-screen apps,
 /// out of the window cycle, never hidden when another app is active, transparent to the mouse
 /// (tao's `with_focusable(false)` already keeps it from becoming the key window).
-pub fn prepare_overlay_window(window: &tao::window::Window) {
+/// `size` is the panel's, in logical pixels.
+pub fn prepare_overlay_window(window: &tao::window::Window, size: (f64, f64)) {
     #[cfg(target_os = "linux")]
     {
         use gtk::prelude::{GtkWindowExt, WidgetExt};
@@ -376,6 +377,9 @@ pub fn prepare_overlay_window(window: &tao::window::Window) {
         gtk_window.set_accept_focus(false);
         gtk_window.set_focus_on_map(false);
         gtk_window.set_skip_pager_hint(true);
+        // A window that cannot be resized takes its minimum size, which for one without child
+        // widgets is 200 px high: ask for the panel's.
+        gtk_window.set_size_request(size.0.round() as i32, size.1.round() as i32);
         gtk_window.realize();
         if let Some(gdk_window) = gtk_window.window() {
             gdk_window.set_override_redirect(true);
@@ -399,6 +403,10 @@ pub fn prepare_overlay_window(window: &tao::window::Window) {
                 let _: () = objc2::msg_send![ns_window, setIgnoresMouseEvents: true];
             }
         }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = size;
     }
     #[cfg(not(any(target_os = "linux", target_os = "macos")))]
     {

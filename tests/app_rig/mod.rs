@@ -138,3 +138,44 @@ pub fn ready_on_cpu(app: &AppProcess) -> String {
     );
     ready
 }
+
+/// 16-bit mono WAV of `parts` (clips and silences, all at the clips' rate) one after another.
+pub fn concatenate(parts: &[Result<&Path, Duration>], to: &Path) {
+    let mut spec = None;
+    let mut samples: Vec<i16> = Vec::new();
+    for part in parts {
+        match part {
+            Ok(path) => {
+                let mut reader = hound::WavReader::open(path).unwrap_or_else(|e| panic!("{e}"));
+                spec.get_or_insert(reader.spec());
+                samples.extend(reader.samples::<i16>().map(Result::unwrap));
+            }
+            Err(silence) => {
+                let rate = spec.map_or(16_000, |s: hound::WavSpec| s.sample_rate);
+                samples.extend(std::iter::repeat_n(
+                    0,
+                    (silence.as_secs_f64() * f64::from(rate)) as usize,
+                ));
+            }
+        }
+    }
+    let mut writer =
+        hound::WavWriter::create(to, spec.expect("a clip first")).unwrap_or_else(|e| panic!("{e}"));
+    for s in samples {
+        writer.write_sample(s).unwrap();
+    }
+    writer.finalize().unwrap();
+}
+
+/// `clip` played backwards: sound with the rhythm and spectrum of speech and no words.
+pub fn reversed(clip: &Path, to: &Path) {
+    let mut reader = hound::WavReader::open(clip).unwrap_or_else(|e| panic!("{e}"));
+    let spec = reader.spec();
+    let mut samples: Vec<i16> = reader.samples::<i16>().map(Result::unwrap).collect();
+    samples.reverse();
+    let mut writer = hound::WavWriter::create(to, spec).unwrap_or_else(|e| panic!("{e}"));
+    for s in samples {
+        writer.write_sample(s).unwrap();
+    }
+    writer.finalize().unwrap();
+}

@@ -243,8 +243,7 @@ impl Overlay {
         if let Some(hide_at) = shown.hide_at {
             return Some(hide_at);
         }
-        (shown.stopped.is_none())
-            .then(|| shown.started + Duration::from_secs(shown.second + 1))
+        (shown.stopped.is_none()).then(|| shown.started + Duration::from_secs(shown.second + 1))
     }
 
     /// Hides what has been shown long enough, and redraws when the clock's second changed.
@@ -265,16 +264,14 @@ impl Overlay {
         }
     }
 
-    /// Opens the window for a dictation to show, closes it when there is none, and asks for a
+    /// Opens the window for a dictation to show, closes it when there is none, and draws a new
     /// frame when something changed. Called at every turn of the event loop.
     pub fn sync<T: 'static>(&mut self, target: &EventLoopWindowTarget<T>) {
         match (&self.shown, &self.window) {
-            (Some(_), None) if !self.broken => {
-                match OverlayWindow::open(target, self.position) {
-                    Ok(window) => self.window = Some(window),
-                    Err(e) => self.give_up(&e.to_string()),
-                }
-            }
+            (Some(_), None) if !self.broken => match OverlayWindow::open(target, self.position) {
+                Ok(window) => self.window = Some(window),
+                Err(e) => self.give_up(&e.to_string()),
+            },
             (None, Some(_)) => {
                 self.window = None;
                 tracing::debug!("overlay hidden");
@@ -283,19 +280,34 @@ impl Overlay {
         }
         if self.dirty {
             self.dirty = false;
-            if let Some(window) = &self.window {
-                window.request_redraw();
-            }
+            // Drawn now rather than at the window's redraw request: tao's GTK loop hands those
+            // out only when some other event wakes it.
+            self.draw();
         }
     }
 
-    /// Draws the current view into window `id` (the event loop's redraw request).
+    /// The window system asks for window `id` to be drawn (it was mapped or uncovered).
     pub fn redraw(&mut self, id: WindowId) {
-        let now = Instant::now();
-        let Some(view) = self.view(now) else {
+        if self.window.as_ref().map(OverlayWindow::id) != Some(id) {
+            return;
+        }
+        self.draw();
+        if let Some(shown) = self.shown.as_mut().filter(|s| !s.presented) {
+            shown.presented = true;
+            tracing::info!(
+                id = shown.id,
+                after_key_down_ms = shown.started.elapsed().as_millis() as u64,
+                "overlay shown"
+            );
+        }
+    }
+
+    /// Renders the current view into the window.
+    fn draw(&mut self) {
+        let Some(view) = self.view(Instant::now()) else {
             return;
         };
-        if self.window.as_ref().map(OverlayWindow::id) != Some(id) {
+        if self.window.is_none() {
             return;
         }
         if self.renderer.is_none() {
@@ -312,15 +324,7 @@ impl Overlay {
             .map_err(|e| e.to_string())
             .and_then(|pixmap| window.present(&pixmap).map_err(|e| e.to_string()));
         if let Err(e) = drawn {
-            return self.give_up(&e);
-        }
-        if let Some(shown) = self.shown.as_mut().filter(|s| !s.presented) {
-            shown.presented = true;
-            tracing::info!(
-                id = shown.id,
-                after_key_down_ms = now.saturating_duration_since(shown.started).as_millis() as u64,
-                "overlay shown"
-            );
+            self.give_up(&e);
         }
     }
 
@@ -346,7 +350,10 @@ mod tests {
     fn a_dictation_shows_recording_then_the_early_words_then_the_final_text() {
         let t0 = Instant::now();
         let mut o = overlay();
-        assert!(o.view(t0).is_none() && o.next_deadline().is_none(), "idle: nothing");
+        assert!(
+            o.view(t0).is_none() && o.next_deadline().is_none(),
+            "idle: nothing"
+        );
         o.recording(7, t0, MAX, WARN);
         let v = o.view(t0 + Duration::from_millis(2500)).unwrap();
         assert_eq!(
@@ -377,7 +384,10 @@ mod tests {
         o.tick(hide - Duration::from_millis(1));
         assert!(o.view(hide).is_some());
         o.tick(hide);
-        assert!(o.view(hide).is_none() && o.next_deadline().is_none(), "gone");
+        assert!(
+            o.view(hide).is_none() && o.next_deadline().is_none(),
+            "gone"
+        );
     }
 
     #[test]
@@ -424,7 +434,11 @@ mod tests {
         o.tick(t0 + Duration::from_millis(1100));
         assert_eq!(o.next_deadline(), Some(t0 + Duration::from_secs(2)));
         o.transcribing(1, t0 + Duration::from_millis(1500));
-        assert_eq!(o.next_deadline(), None, "transcribing: redrawn on events only");
+        assert_eq!(
+            o.next_deadline(),
+            None,
+            "transcribing: redrawn on events only"
+        );
     }
 
     #[test]

@@ -394,7 +394,8 @@ mod tests {
     #[test]
     fn the_bundled_fonts_draw_every_polish_letter() {
         let r = Renderer::new().unwrap();
-        for c in "ąćęłńóśźżĄĆĘŁŃÓŚŹŻ…·—„”ÄÖÜßéèçñšžčřěůýíáЖжΩ".chars() {
+        for c in "ąćęłńóśźżĄĆĘŁŃÓŚŹŻ…·—„”ÄÖÜßéèçñšžčřěůýíáЖжΩ".chars()
+        {
             assert!(r.covers(c), "{c} has no glyph");
         }
     }
@@ -426,7 +427,10 @@ mod tests {
         assert!(lines[0].starts_with('…'), "{lines:?}");
         assert!(lines[1].ends_with("we Wrocławiu."), "{lines:?}");
         for line in &lines {
-            assert!(r.advance(line, TEXT_PX, false) <= WIDTH - 2.0 * PAD, "{line}");
+            assert!(
+                r.advance(line, TEXT_PX, false) <= WIDTH - 2.0 * PAD,
+                "{line}"
+            );
         }
         assert_eq!(r.lines("Krótko.", 400.0, TEXT_PX), vec!["Krótko."]);
         assert!(r.lines("", 400.0, TEXT_PX).is_empty());

@@ -123,7 +123,7 @@ pub fn clock(elapsed: Duration) -> String {
 /// The meter's fill for a 50 ms block's RMS: decibels from −60 dBFS (empty) to −10 dBFS (full),
 /// so quiet speech still moves it and a muted microphone (digital zero) shows nothing at all.
 pub fn meter_level(rms: f32) -> f32 {
-    if !(rms > 0.0) {
+    if rms.is_nan() || rms <= 0.0 {
         return 0.0;
     }
     let db = 20.0 * rms.log10();

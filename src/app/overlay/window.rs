@@ -57,7 +57,13 @@ impl OverlayWindow {
         let window = builder
             .build(target)
             .map_err(|e| WindowError::Create(e.to_string()))?;
-        crate::platform::prepare_overlay_window(&window);
+        crate::platform::prepare_overlay_window(
+            &window,
+            (
+                f64::from(super::render::WIDTH),
+                f64::from(super::render::HEIGHT),
+            ),
+        );
         // Clicks go to the app underneath.
         let _ = window.set_ignore_cursor_events(true);
         let monitor = target
@@ -124,7 +130,13 @@ impl OverlayWindow {
         self.surface.resize(w, h).map_err(surface_error)?;
         let mut buffer = self.surface.buffer_mut().map_err(surface_error)?;
         to_xrgb(pixmap, &mut buffer);
-        buffer.present().map_err(surface_error)
+        buffer.present().map_err(surface_error)?;
+        // On X11 the frame would wait in the display connection's buffer until the next one
+        // (softbuffer flushes only when it waits for the server to have taken the previous
+        // frame, at the next `buffer_mut`), so the last frame of a dictation never showed: wait
+        // now (one round trip to the server).
+        let _next_frame = self.surface.buffer_mut().map_err(surface_error)?;
+        Ok(())
     }
 }
 
@@ -173,6 +185,9 @@ mod tests {
             (-1180, 64)
         );
         // A screen smaller than the panel keeps it on the screen's corner.
-        assert_eq!(place((0, 0, 300, 80), (440, 104), Position::Bottom, 1.0), (0, 0));
+        assert_eq!(
+            place((0, 0, 300, 80), (440, 104), Position::Bottom, 1.0),
+            (0, 0)
+        );
     }
 }
