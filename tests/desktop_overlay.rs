@@ -489,6 +489,8 @@ fn measure(desktop: &Desktop, state: &Path) {
     for overlay in [false, true] {
         write_overlay_settings(state, "en", overlay);
         let mut app = start(desktop, state, "en");
+        // After "ready" the app still primes the fast encoding for a moment.
+        thread::sleep(Duration::from_secs(5));
         let idle = cpu_percent(app.pid(), Duration::from_secs(10), || {});
         let holding = cpu_percent(app.pid(), Duration::ZERO, || {
             hold_silent(desktop, &mut app, Duration::from_secs(5));
