@@ -9,6 +9,7 @@
 //! Each one logs its stage timings from key-up. A recording a crash left unfinished is
 //! recovered at the next start ([`recovery`]).
 
+mod choices;
 mod first_run;
 pub mod model_download;
 mod model_menu;
@@ -38,12 +39,13 @@ use crate::permissions::PermissionWatch;
 use crate::recordings::RecordingStore;
 use crate::settings::Settings;
 use crate::single_instance::{InstanceError, InstanceLock};
+use choices::overlay_position;
 use global_hotkey::hotkey::HotKey;
 use global_hotkey::{GlobalHotKeyEvent, GlobalHotKeyManager, HotKeyState};
 use model_download::DownloadEvent;
 use notices::Notice;
 use notify::Notifier;
-use output::{Output, OutputCommand, OutputEvent};
+use output::{Output, OutputEvent};
 use overlay::Overlay;
 use state::{Action, Activity, Config, Dictation, HotkeyMode, Input};
 use std::collections::{HashMap, VecDeque};
@@ -537,87 +539,6 @@ impl App {
         }
     }
 
-    fn menu(&mut self, action: MenuAction) {
-        tracing::info!(?action, "menu");
-        match action {
-            MenuAction::CopyRecent(i) => {
-                if let Some(text) = self.recent.get(i) {
-                    self.output.send(OutputCommand::Copy(text.clone()));
-                }
-            }
-            MenuAction::Retry => self.input(Input::Retry),
-            MenuAction::Model(name) => {
-                self.settings.model = name;
-                self.save_settings();
-                self.load_model();
-            }
-            MenuAction::DownloadModel(name) => self.download_clicked(&name, false),
-            MenuAction::RedownloadModel(name) => self.download_clicked(&name, true),
-            MenuAction::CancelDownload => {
-                if let Some(running) = &self.downloading {
-                    running.cancel();
-                }
-            }
-            MenuAction::Language(language) => {
-                self.settings.language = language;
-                self.save_settings();
-            }
-            MenuAction::Device(device) => {
-                self.settings.device = device;
-                self.save_settings();
-                self.load_model();
-            }
-            MenuAction::HotkeyMode(mode) => {
-                if let Some(parsed) = HotkeyMode::parse(&mode) {
-                    self.settings.hotkey_mode = parsed.name().to_string();
-                    self.save_settings();
-                    self.input(Input::ModeChanged(parsed));
-                }
-            }
-            MenuAction::Hotkey(text) => self.change_hotkey(text),
-            MenuAction::Microphone(name) => {
-                self.settings.input_device = name;
-                self.save_settings();
-                self.recorder
-                    .send(RecorderCommand::Configure(recorder_config(&self.settings)));
-                self.show_microphone();
-            }
-            MenuAction::Encoder(choice) => {
-                // The next transcription reads it; a first fast one primes the model.
-                self.settings.encoder = choice;
-                self.save_settings();
-                tracing::info!(encoder = %self.settings.encoder, "encoder changed");
-            }
-            MenuAction::Output(mode) => {
-                self.settings.output = mode.name().to_string();
-                self.save_settings();
-                tracing::info!(output = mode.name(), "output mode changed");
-                self.check_permissions();
-            }
-            MenuAction::Overlay => {
-                self.settings.overlay = !self.settings.overlay;
-                self.save_settings();
-                self.configure_overlay();
-            }
-            MenuAction::OverlayPosition(position) => {
-                self.settings.overlay_position = position.name().to_string();
-                self.save_settings();
-                self.configure_overlay();
-            }
-            MenuAction::LaunchAtLogin => self.toggle_login_item(),
-            MenuAction::Permissions => self.permissions_clicked(),
-            MenuAction::OpenLogs => {
-                if let Err(e) = crate::platform::open_folder(&self.paths.log_dir) {
-                    tracing::warn!("cannot open {}: {e}", self.paths.log_dir.display());
-                }
-            }
-            MenuAction::Quit => self.quit = true,
-        }
-        if let Some(tray) = &self.tray {
-            tray.show_settings(&self.settings);
-        }
-    }
-
     fn load_model(&mut self) {
         match worker::model_request(&self.settings, &self.paths.state_dir) {
             Ok(request) => self.worker.send(WorkerCommand::Load(request)),
@@ -641,79 +562,6 @@ impl App {
                     });
                 }
             }
-        }
-    }
-
-    /// Registers `text` instead of the current hotkey; on failure the old one stays.
-    fn change_hotkey(&mut self, text: String) {
-        let Ok(new) = HotKey::from_str(&text) else {
-            return;
-        };
-        if let Some(old) = self.hotkey.take() {
-            let _ = self.hotkeys.unregister(old);
-        }
-        match self.hotkeys.register(new) {
-            Ok(()) => {
-                tracing::info!(hotkey = text, "hotkey changed");
-                self.hotkey = Some(new);
-                self.settings.hotkey = text;
-                self.save_settings();
-            }
-            Err(e) => {
-                self.notify(&Notice::HotkeyUnavailable {
-                    hotkey: text,
-                    detail: e.to_string(),
-                });
-                self.hotkey = HotKey::from_str(&self.settings.hotkey)
-                    .ok()
-                    .filter(|old| self.hotkeys.register(*old).is_ok());
-            }
-        }
-    }
-
-    fn show_microphone(&self) {
-        if let Some(tray) = &self.tray {
-            let pre_roll = self.settings.keep_microphone_open.then_some(PRE_ROLL);
-            tray.set_microphone(&microphone_line(
-                self.lang,
-                &self.settings.input_device,
-                pre_roll,
-            ));
-        }
-    }
-
-    fn configure_overlay(&mut self) {
-        let position = overlay_position(&self.settings);
-        tracing::info!(
-            shown = self.settings.overlay,
-            position = position.name(),
-            "overlay settings"
-        );
-        self.overlay.configure(self.settings.overlay, position);
-    }
-
-    fn save_settings(&mut self) {
-        if let Err(e) = self.settings.save(&self.paths.state_dir) {
-            self.notify(&Notice::SettingsNotSaved {
-                detail: format!("{}: {e}", self.paths.state_dir.display()),
-            });
-        }
-    }
-
-    fn toggle_login_item(&mut self) {
-        let Some(item) = &self.login_item else {
-            return;
-        };
-        let result = if item.is_enabled() {
-            item.disable()
-        } else {
-            item.enable()
-        };
-        if let Err(e) = result {
-            tracing::warn!("launch at login: {}: {e}", item.path.display());
-        }
-        if let Some(tray) = &self.tray {
-            tray.set_login(item.is_enabled());
         }
     }
 
@@ -807,11 +655,6 @@ impl App {
 fn notify_of(notifier: &Notifier, lang: UiLang, notice: &Notice) {
     let (summary, body) = notice.text(lang);
     notifier.send(summary, body);
-}
-
-/// The overlay's place from the settings (bottom centre unless `top`).
-fn overlay_position(settings: &Settings) -> overlay::Position {
-    overlay::Position::parse(&settings.overlay_position).unwrap_or(overlay::Position::Bottom)
 }
 
 fn recorder_config(settings: &Settings) -> RecorderConfig {

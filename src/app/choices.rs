@@ -1,0 +1,176 @@
+//! What the menu's choices do: each one changes the settings, saves them (atomically, a failure
+//! said), and applies them at once — the hotkey re-registered, the microphone reopened, the
+//! overlay turned off or moved, the model reloaded — with no restart.
+
+use super::notices::Notice;
+use super::output::OutputCommand;
+use super::overlay;
+use super::state::{HotkeyMode, Input};
+use super::texts::microphone_line;
+use super::tray::MenuAction;
+use super::{recorder_config, App};
+use crate::audio::capture::{RecorderCommand, PRE_ROLL};
+use crate::settings::Settings;
+use global_hotkey::hotkey::HotKey;
+use std::str::FromStr;
+
+impl App {
+    pub(super) fn menu(&mut self, action: MenuAction) {
+        tracing::info!(?action, "menu");
+        match action {
+            MenuAction::CopyRecent(i) => {
+                if let Some(text) = self.recent.get(i) {
+                    self.output.send(OutputCommand::Copy(text.clone()));
+                }
+            }
+            MenuAction::Retry => self.input(Input::Retry),
+            MenuAction::Model(name) => {
+                self.settings.model = name;
+                self.save_settings();
+                self.load_model();
+            }
+            MenuAction::DownloadModel(name) => self.download_clicked(&name, false),
+            MenuAction::RedownloadModel(name) => self.download_clicked(&name, true),
+            MenuAction::CancelDownload => {
+                if let Some(running) = &self.downloading {
+                    running.cancel();
+                }
+            }
+            MenuAction::Language(language) => {
+                self.settings.language = language;
+                self.save_settings();
+            }
+            MenuAction::Device(device) => {
+                self.settings.device = device;
+                self.save_settings();
+                self.load_model();
+            }
+            MenuAction::HotkeyMode(mode) => {
+                if let Some(parsed) = HotkeyMode::parse(&mode) {
+                    self.settings.hotkey_mode = parsed.name().to_string();
+                    self.save_settings();
+                    self.input(Input::ModeChanged(parsed));
+                }
+            }
+            MenuAction::Hotkey(text) => self.change_hotkey(text),
+            MenuAction::Microphone(name) => {
+                self.settings.input_device = name;
+                self.save_settings();
+                self.recorder
+                    .send(RecorderCommand::Configure(recorder_config(&self.settings)));
+                self.show_microphone();
+            }
+            MenuAction::Encoder(choice) => {
+                // The next transcription reads it; a first fast one primes the model.
+                self.settings.encoder = choice;
+                self.save_settings();
+                tracing::info!(encoder = %self.settings.encoder, "encoder changed");
+            }
+            MenuAction::Output(mode) => {
+                self.settings.output = mode.name().to_string();
+                self.save_settings();
+                tracing::info!(output = mode.name(), "output mode changed");
+                self.check_permissions();
+            }
+            MenuAction::Overlay => {
+                self.settings.overlay = !self.settings.overlay;
+                self.save_settings();
+                self.configure_overlay();
+            }
+            MenuAction::OverlayPosition(position) => {
+                self.settings.overlay_position = position.name().to_string();
+                self.save_settings();
+                self.configure_overlay();
+            }
+            MenuAction::LaunchAtLogin => self.toggle_login_item(),
+            MenuAction::Permissions => self.permissions_clicked(),
+            MenuAction::OpenLogs => {
+                if let Err(e) = crate::platform::open_folder(&self.paths.log_dir) {
+                    tracing::warn!("cannot open {}: {e}", self.paths.log_dir.display());
+                }
+            }
+            MenuAction::Quit => self.quit = true,
+        }
+        if let Some(tray) = &self.tray {
+            tray.show_settings(&self.settings);
+        }
+    }
+
+    /// Registers `text` instead of the current hotkey; on failure the old one stays.
+    pub(super) fn change_hotkey(&mut self, text: String) {
+        let Ok(new) = HotKey::from_str(&text) else {
+            return;
+        };
+        if let Some(old) = self.hotkey.take() {
+            let _ = self.hotkeys.unregister(old);
+        }
+        match self.hotkeys.register(new) {
+            Ok(()) => {
+                tracing::info!(hotkey = text, "hotkey changed");
+                self.hotkey = Some(new);
+                self.settings.hotkey = text;
+                self.save_settings();
+            }
+            Err(e) => {
+                self.notify(&Notice::HotkeyUnavailable {
+                    hotkey: text,
+                    detail: e.to_string(),
+                });
+                self.hotkey = HotKey::from_str(&self.settings.hotkey)
+                    .ok()
+                    .filter(|old| self.hotkeys.register(*old).is_ok());
+            }
+        }
+    }
+
+    pub(super) fn show_microphone(&self) {
+        if let Some(tray) = &self.tray {
+            let pre_roll = self.settings.keep_microphone_open.then_some(PRE_ROLL);
+            tray.set_microphone(&microphone_line(
+                self.lang,
+                &self.settings.input_device,
+                pre_roll,
+            ));
+        }
+    }
+
+    pub(super) fn configure_overlay(&mut self) {
+        let position = overlay_position(&self.settings);
+        tracing::info!(
+            shown = self.settings.overlay,
+            position = position.name(),
+            "overlay settings"
+        );
+        self.overlay.configure(self.settings.overlay, position);
+    }
+
+    pub(super) fn save_settings(&mut self) {
+        if let Err(e) = self.settings.save(&self.paths.state_dir) {
+            self.notify(&Notice::SettingsNotSaved {
+                detail: format!("{}: {e}", self.paths.state_dir.display()),
+            });
+        }
+    }
+
+    pub(super) fn toggle_login_item(&mut self) {
+        let Some(item) = &self.login_item else {
+            return;
+        };
+        let result = if item.is_enabled() {
+            item.disable()
+        } else {
+            item.enable()
+        };
+        if let Err(e) = result {
+            tracing::warn!("launch at login: {}: {e}", item.path.display());
+        }
+        if let Some(tray) = &self.tray {
+            tray.set_login(item.is_enabled());
+        }
+    }
+}
+
+/// The overlay's place from the settings (bottom centre unless `top`).
+pub(super) fn overlay_position(settings: &Settings) -> overlay::Position {
+    overlay::Position::parse(&settings.overlay_position).unwrap_or(overlay::Position::Bottom)
+}
