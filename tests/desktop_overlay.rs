@@ -3,9 +3,9 @@
 //! and not the focused window: the text box keeps the focus and the paste lands there. After a
 //! pause in the speech the words on screen are, pixel for pixel, the worker's text for the audio
 //! so far ("head transcribed" in the log) drawn by the app's own renderer: no invented text. After
-//! delivery the window is gone (no window at all while idle). Speech that gives no text shows
-//! "Nic nie rozpoznano", again compared pixel for pixel. The menu turns it off (saved), and then
-//! no window appears while dictating.
+//! delivery the window is gone (no window at all while idle). The menu moves it to the top
+//! centre, where speech that gives no text shows "Nic nie rozpoznano", again compared pixel for
+//! pixel; the menu turns it off (saved), and then no window appears while dictating.
 //!
 //! Figures printed: key-down → overlay seen, CPU use while idle and while holding the key.
 //! `WHISPER_DICTATION_OVERLAY_DICTATIONS=N` (0 by default) also runs N dictations in an app with
@@ -225,17 +225,21 @@ fn start(desktop: &Desktop, state: &Path, ui: &str) -> AppProcess {
     app
 }
 
-/// Plays `wav` with the hotkey held, lets go when it has played, and returns the key-up →
-/// pasted time of the dictation.
-fn dictate(desktop: &Desktop, app: &mut AppProcess, wav: &Path) -> u64 {
-    let mut playback = desktop.play(wav).unwrap_or_else(|e| panic!("{e}"));
-    desktop.key_down(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
+/// Lets go of the hotkey once `playback` has played; returns the "dictation done" line.
+fn let_go(desktop: &Desktop, app: &mut AppProcess, mut playback: rig::Playback) -> String {
     let played = playback.wait(Duration::from_secs(30));
     desktop.key_up(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
     played.unwrap_or_else(|e| panic!("{e}"));
-    let done = app
-        .wait_for_log("dictation done", TRANSCRIBE_TIMEOUT)
-        .unwrap_or_else(|e| panic!("{e}"));
+    app.wait_for_log("dictation done", TRANSCRIBE_TIMEOUT)
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Plays `wav` with the hotkey held, lets go when it has played, and returns the key-up →
+/// pasted time of the dictation.
+fn dictate(desktop: &Desktop, app: &mut AppProcess, wav: &Path) -> u64 {
+    let playback = desktop.play(wav).unwrap_or_else(|e| panic!("{e}"));
+    desktop.key_down(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
+    let done = let_go(desktop, app, playback);
     rig::log_field(&done, "key_up_to_pasted_ms")
         .and_then(|ms| ms.parse().ok())
         .unwrap_or_else(|| panic!("no key_up_to_pasted_ms in {done}"))
@@ -266,7 +270,7 @@ fn the_overlay_shows_what_the_app_hears_and_never_takes_the_focus() {
         ],
         &with_pause,
     );
-    let mut playback = desktop.play(&with_pause).unwrap_or_else(|e| panic!("{e}"));
+    let playback = desktop.play(&with_pause).unwrap_or_else(|e| panic!("{e}"));
     let key_down = Instant::now();
     desktop.key_down(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
     let shown = wait_for_overlay(&desktop, Duration::from_secs(3));
@@ -287,7 +291,6 @@ fn the_overlay_shows_what_the_app_hears_and_never_takes_the_focus() {
     );
     let focused = focused_window(&desktop);
     assert_ne!(focused, shown.id, "the overlay must not take the focus");
-
     // After the pause: the words on screen are the worker's text for the audio so far.
     let head = app
         .wait_for_log("head transcribed", TRANSCRIBE_TIMEOUT)
@@ -340,12 +343,7 @@ fn the_overlay_shows_what_the_app_hears_and_never_takes_the_focus() {
     assert_eq!(focused_later, focused, "the focus stayed where it was");
 
     // Key-up: the paste lands in the text box, and the window goes.
-    let played = playback.wait(Duration::from_secs(30));
-    desktop.key_up(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
-    played.unwrap_or_else(|e| panic!("{e}"));
-    let done = app
-        .wait_for_log("dictation done", TRANSCRIBE_TIMEOUT)
-        .unwrap_or_else(|e| panic!("{e}"));
+    let done = let_go(&desktop, &mut app, playback);
     let gone = wait_gone(&desktop, Duration::from_secs(5));
     println!(
         "overlay gone {} ms after the text was delivered",
@@ -371,9 +369,12 @@ fn the_overlay_shows_what_the_app_hears_and_never_takes_the_focus() {
     app.stop().unwrap_or_else(|e| panic!("{e}"));
     drop(app);
 
-    // (c) Polish speech that gives no text: "Nic nie rozpoznano".
+    // (c) Overlay ▸ Top centre (Polish menu: d, g), then Polish speech that gives no text:
+    // "Nic nie rozpoznano", at the top.
     write_overlay_settings(&state, "pl", true);
     let mut app = start(&desktop, &state, "pl");
+    let changed = choose_in_overlay_menu(&desktop, &mut app, &out, "g");
+    assert_eq!(rig::log_field(&changed, "position").as_deref(), Some("top"));
     let backwards = out.join("en_kal_reversed.wav");
     reversed(&clip("en_kal.wav"), &backwards);
     let mut playback = desktop.play(&backwards).unwrap_or_else(|e| panic!("{e}"));
@@ -385,6 +386,11 @@ fn the_overlay_shows_what_the_app_hears_and_never_takes_the_focus() {
         .unwrap_or_else(|e| panic!("{e}"));
     thread::sleep(Duration::from_millis(150));
     let shown = overlay_window(&desktop).expect("the overlay says nothing was recognised");
+    assert_eq!(
+        (shown.x, shown.y),
+        (292, 64),
+        "top centre of the 1024x768 screen"
+    );
     let shot_path = out.join("overlay-nothing-recognised.png");
     let shot = shoot(&desktop, &shown, &shot_path);
     let expected = renderer
@@ -402,28 +408,7 @@ fn the_overlay_shows_what_the_app_hears_and_never_takes_the_focus() {
 
     // (d) Overlay ▸ Show while dictating, by keyboard (Polish menu: d, p): off, saved, and no
     // window while dictating; the paste still lands.
-    let icon = desktop
-        .wait_for_tray_icon(
-            &out.join("idle.png"),
-            rig::rgb("#1E88E5"),
-            40,
-            60,
-            Duration::from_secs(10),
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
-    desktop
-        .open_tray_menu(
-            (icon.x, icon.y),
-            &out.join("menu.png"),
-            Duration::from_secs(10),
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
-    desktop.key("d").unwrap_or_else(|e| panic!("{e}"));
-    thread::sleep(Duration::from_millis(300));
-    desktop.key("p").unwrap_or_else(|e| panic!("{e}"));
-    let changed = app
-        .wait_for_log("overlay settings", Duration::from_secs(10))
-        .unwrap_or_else(|e| panic!("Nakładka ▸ Pokazuj with the keys d, p: {e}"));
+    let changed = choose_in_overlay_menu(&desktop, &mut app, &out, "p");
     assert_eq!(rig::log_field(&changed, "shown").as_deref(), Some("false"));
     let saved: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(state.join("settings.json")).unwrap()).unwrap();
@@ -453,6 +438,37 @@ fn the_overlay_shows_what_the_app_hears_and_never_takes_the_focus() {
     drop(app);
 
     measure(&desktop, &state);
+}
+
+/// Opens the tray menu and picks the overlay submenu's item with mnemonic `key` (the UI is
+/// Polish: "Nakła&dka"); returns the app's "overlay settings" line.
+fn choose_in_overlay_menu(
+    desktop: &Desktop,
+    app: &mut AppProcess,
+    out: &Path,
+    key: &str,
+) -> String {
+    let icon = desktop
+        .wait_for_tray_icon(
+            &out.join("idle.png"),
+            rig::rgb("#1E88E5"),
+            40,
+            60,
+            Duration::from_secs(10),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    desktop
+        .open_tray_menu(
+            (icon.x, icon.y),
+            &out.join("menu.png"),
+            Duration::from_secs(10),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    desktop.key("d").unwrap_or_else(|e| panic!("{e}"));
+    thread::sleep(Duration::from_millis(300));
+    desktop.key(key).unwrap_or_else(|e| panic!("{e}"));
+    app.wait_for_log("overlay settings", Duration::from_secs(10))
+        .unwrap_or_else(|e| panic!("Nakładka ▸ the item of key {key}: {e}"))
 }
 
 /// The crop of the screen around the overlay, as README shows it.

@@ -447,11 +447,7 @@ impl RecorderThread {
                 return;
             };
             let block = (PAUSE_CHECK.as_secs_f64() * f64::from(rate)) as usize;
-            let newest = &recording[recording.len().saturating_sub(block)..];
-            if newest.is_empty() {
-                return;
-            }
-            (newest.iter().map(|s| s * s).sum::<f32>() / newest.len() as f32).sqrt()
+            super::level::rms(&recording[recording.len().saturating_sub(block)..])
         };
         (self.emit)(RecorderEvent::Level { id, rms });
     }

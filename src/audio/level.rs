@@ -74,13 +74,16 @@ impl Level {
 /// RMS of the loudest 30 ms frame of `samples` (0 for no audio); a short last frame counts.
 pub fn loudest_frame(samples: &[f32], sample_rate: u32) -> f32 {
     let frame = ((sample_rate as f32 * FRAME_SECONDS) as usize).max(1);
-    samples
-        .chunks(frame)
-        .map(|chunk| {
-            let sq: f64 = chunk.iter().map(|&s| f64::from(s) * f64::from(s)).sum();
-            (sq / chunk.len() as f64).sqrt() as f32
-        })
-        .fold(0.0, f32::max)
+    samples.chunks(frame).map(rms).fold(0.0, f32::max)
+}
+
+/// The root mean square of `samples` (0 for none).
+pub fn rms(samples: &[f32]) -> f32 {
+    if samples.is_empty() {
+        return 0.0;
+    }
+    let sq: f64 = samples.iter().map(|&s| f64::from(s) * f64::from(s)).sum();
+    (sq / samples.len() as f64).sqrt() as f32
 }
 
 #[cfg(test)]
