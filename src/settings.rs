@@ -7,6 +7,7 @@
 //! where they are used and falls back on a bad one.
 
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub const SETTINGS_FILE: &str = "settings.json";
@@ -60,6 +61,15 @@ pub struct Settings {
     pub overlay: bool,
     /// Where the overlay sits: `bottom` (centre, the default) or `top` (centre).
     pub overlay_position: String,
+    /// The person's words (names, products, jargon): given to Whisper with the prompt, and
+    /// near misses in its text written this way ("wroclaw" → "Wrocław").
+    pub vocabulary: Vec<String>,
+    /// Whole words or phrases (any case) replaced in the text: `{"cube control": "kubectl"}`.
+    pub replacements: BTreeMap<String, String>,
+    /// "new line", "kropka", "question mark", … said on their own become their characters.
+    pub spoken_commands: bool,
+    /// "um", "uh", "yyy", "eee" are taken out of the text.
+    pub remove_fillers: bool,
 }
 
 impl Default for Settings {
@@ -84,6 +94,10 @@ impl Default for Settings {
             encoder: "fast".to_string(),
             overlay: true,
             overlay_position: "bottom".to_string(),
+            vocabulary: Vec::new(),
+            replacements: BTreeMap::new(),
+            spoken_commands: true,
+            remove_fillers: true,
         }
     }
 }

@@ -89,6 +89,7 @@ impl Harness {
             id,
             audio,
             params,
+            wording: Default::default(),
             journal: None,
         }));
         loop {
@@ -124,6 +125,7 @@ impl Harness {
             id,
             audio: JobAudio::Recorded(whole),
             params,
+            wording: Default::default(),
             journal: None,
         }));
         loop {
@@ -151,6 +153,7 @@ impl Harness {
             id,
             audio: JobAudio::Recorded(head),
             params: params.clone(),
+            wording: Default::default(),
             journal: None,
         }));
         params
@@ -323,6 +326,7 @@ fn whole_while_head_runs(
         id,
         audio: JobAudio::Recorded(whole),
         params,
+        wording: Default::default(),
         journal: None,
     }));
     let mut head_finished = false;
@@ -392,6 +396,7 @@ fn a_journaled_recording_is_kept_where_it_is_and_counts_one_attempt() {
             id: 1,
             audio: JobAudio::Recorded(audio),
             params: params.clone(),
+            wording: Default::default(),
             journal: Some(journal.clone()),
         }));
     };

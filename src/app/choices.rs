@@ -8,11 +8,13 @@ use super::overlay;
 use super::state::{HotkeyMode, Input};
 use super::texts::microphone_line;
 use super::tray::MenuAction;
+use super::wording::Wording;
 use super::{recorder_config, App};
 use crate::audio::capture::{RecorderCommand, PRE_ROLL};
 use crate::settings::Settings;
 use global_hotkey::hotkey::HotKey;
 use std::str::FromStr;
+use std::sync::Arc;
 
 impl App {
     pub(super) fn menu(&mut self, action: MenuAction) {
@@ -82,6 +84,7 @@ impl App {
                 self.save_settings();
                 self.configure_overlay();
             }
+            MenuAction::EditVocabulary => self.edit_vocabulary(),
             MenuAction::LaunchAtLogin => self.toggle_login_item(),
             MenuAction::Permissions => self.permissions_clicked(),
             MenuAction::OpenLogs => {
@@ -150,6 +153,57 @@ impl App {
                 detail: format!("{}: {e}", self.paths.state_dir.display()),
             });
         }
+        self.settings_changed = settings_modified(&self.paths.state_dir);
+    }
+
+    /// "Vocabulary and replacements…": settings.json (written first if there is none, so every
+    /// field is there to fill in) in the system's text editor. What is saved there applies from
+    /// the next dictation ([`Self::reload_edited_wording`]).
+    fn edit_vocabulary(&mut self) {
+        let path = self.paths.state_dir.join(crate::settings::SETTINGS_FILE);
+        if !path.exists() {
+            self.save_settings();
+        }
+        match crate::platform::open_text_file(&path) {
+            Ok(()) => tracing::info!(path = %path.display(), "settings opened for editing"),
+            Err(e) => tracing::warn!("cannot open {}: {e}", path.display()),
+        }
+    }
+
+    /// When settings.json changed since the app last read or wrote it (edited by hand), takes
+    /// its prompt, vocabulary, replacements, spoken commands and fillers setting again; the
+    /// other settings are the menu's and apply at the next start. A damaged file keeps the
+    /// current wording and says what is wrong.
+    pub(super) fn reload_edited_wording(&mut self) {
+        let changed = settings_modified(&self.paths.state_dir);
+        if changed == self.settings_changed {
+            return;
+        }
+        self.settings_changed = changed;
+        let (edited, warning) = Settings::load(&self.paths.state_dir);
+        if let Some(warning) = warning {
+            tracing::warn!("{warning}");
+            self.notify(&Notice::SettingsDamaged {
+                detail: warning.file_and_problem(),
+                whole_file: warning.whole_file,
+            });
+            if warning.whole_file {
+                return;
+            }
+        }
+        self.settings.prompt = edited.prompt;
+        self.settings.vocabulary = edited.vocabulary;
+        self.settings.replacements = edited.replacements;
+        self.settings.spoken_commands = edited.spoken_commands;
+        self.settings.remove_fillers = edited.remove_fillers;
+        self.wording = Arc::new(Wording::from_settings(&self.settings));
+        tracing::info!(
+            vocabulary = self.settings.vocabulary.len(),
+            replacements = self.settings.replacements.len(),
+            spoken_commands = self.settings.spoken_commands,
+            remove_fillers = self.settings.remove_fillers,
+            "wording settings reloaded"
+        );
     }
 
     pub(super) fn toggle_login_item(&mut self) {
@@ -168,6 +222,13 @@ impl App {
             tray.set_login(item.is_enabled());
         }
     }
+}
+
+/// When settings.json was last modified (`None` when there is none).
+pub(super) fn settings_modified(state_dir: &std::path::Path) -> Option<std::time::SystemTime> {
+    std::fs::metadata(state_dir.join(crate::settings::SETTINGS_FILE))
+        .and_then(|m| m.modified())
+        .ok()
 }
 
 /// The overlay's place from the settings (bottom centre unless `top`).

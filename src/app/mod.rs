@@ -24,6 +24,7 @@ pub mod texts;
 pub mod tray;
 pub mod verdict;
 mod wakeup;
+pub mod wording;
 pub mod worker;
 
 use crate::app_icons::IconState;
@@ -39,7 +40,7 @@ use crate::permissions::PermissionWatch;
 use crate::recordings::RecordingStore;
 use crate::settings::Settings;
 use crate::single_instance::{InstanceError, InstanceLock};
-use choices::overlay_position;
+use choices::{overlay_position, settings_modified};
 use global_hotkey::hotkey::HotKey;
 use global_hotkey::{GlobalHotKeyEvent, GlobalHotKeyManager, HotKeyState};
 use model_download::DownloadEvent;
@@ -51,7 +52,7 @@ use state::{Action, Activity, Config, Dictation, HotkeyMode, Input};
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::str::FromStr;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tao::event::{Event, StartCause};
 use tao::event_loop::{ControlFlow, EventLoopBuilder, EventLoopProxy};
@@ -59,6 +60,7 @@ use tao::platform::run_return::EventLoopExtRunReturn;
 use texts::{microphone_line, status_line, Status};
 use tray::{MenuAction, MenuModel, Tray};
 use tray_icon::menu::MenuEvent;
+use wording::Wording;
 use worker::{Job, JobAudio, Worker, WorkerCommand, WorkerEvent};
 
 /// Everything that reaches the event loop from elsewhere.
@@ -156,7 +158,11 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
     let max = Duration::from_secs(u64::from(settings.max_recording_secs.clamp(5, 3600)));
     let overlay = Overlay::new(settings.overlay, overlay_position(&settings), lang);
     let wake = sender(&proxy, |()| AppEvent::Wake);
+    let wording = Arc::new(Wording::from_settings(&settings));
+    let settings_changed = settings_modified(&paths.state_dir);
     let mut app = App {
+        wording,
+        settings_changed,
         overlay,
         wakeup: wakeup::Wakeup::spawn(move || wake(()))?,
         hotkeys,
@@ -263,6 +269,11 @@ struct LoadedModel {
 }
 
 struct App {
+    /// What becomes of Whisper's text, from the settings.
+    wording: Arc<Wording>,
+    /// When settings.json was last changed as the app knows it (a later change was made by
+    /// hand: "Vocabulary…" — its wording is read again before the next dictation).
+    settings_changed: Option<std::time::SystemTime>,
     /// The panel shown while dictating.
     overlay: Overlay,
     /// Wakes the loop at the deadline it waits for.
@@ -368,6 +379,9 @@ impl App {
                 let config = self.dictation.config();
                 self.overlay
                     .recording(id, now, config.max_length, config.warn_before);
+                // Read here, once the microphone has been told: edits made since the last
+                // dictation (the menu's "Vocabulary…") apply to this one.
+                self.reload_edited_wording();
             }
             Action::StopRecording { id } => {
                 tracing::info!(id, "recording stopped");
@@ -430,6 +444,7 @@ impl App {
             id,
             audio: JobAudio::Recorded(samples),
             params,
+            wording: self.wording.clone(),
             journal: self.journals.get(&id).cloned(),
         }));
     }
@@ -444,6 +459,7 @@ impl App {
             id,
             audio,
             params,
+            wording: self.wording.clone(),
             journal,
         }));
     }

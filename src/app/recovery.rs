@@ -117,6 +117,7 @@ impl App {
                         journal: Some(recording.path.clone()),
                         audio: JobAudio::Saved(recording.path),
                         params,
+                        wording: self.wording.clone(),
                     }));
                 }
                 Step::KeepForRetry(recording) => {

@@ -43,6 +43,8 @@ pub enum MenuAction {
     /// Show the overlay while dictating, or not (a toggle).
     Overlay,
     OverlayPosition(Position),
+    /// Open settings.json (vocabulary, replacements) in a text editor.
+    EditVocabulary,
     LaunchAtLogin,
     /// Re-check the permissions and open the System Settings pane of the first one missing.
     Permissions,
@@ -68,6 +70,7 @@ impl MenuAction {
             MenuAction::Output(o) => format!("output:{}", o.name()),
             MenuAction::Overlay => "overlay".into(),
             MenuAction::OverlayPosition(p) => format!("overlay-position:{}", p.name()),
+            MenuAction::EditVocabulary => "vocabulary".into(),
             MenuAction::LaunchAtLogin => "login".into(),
             MenuAction::Permissions => "permissions".into(),
             MenuAction::OpenLogs => "logs".into(),
@@ -93,6 +96,7 @@ impl MenuAction {
             ("output", o) => MenuAction::Output(OutputMode::parse(o)?),
             ("overlay", "") => MenuAction::Overlay,
             ("overlay-position", p) => MenuAction::OverlayPosition(Position::parse(p)?),
+            ("vocabulary", "") => MenuAction::EditVocabulary,
             ("login", "") => MenuAction::LaunchAtLogin,
             ("permissions", "") => MenuAction::Permissions,
             ("logs", "") => MenuAction::OpenLogs,
@@ -323,6 +327,8 @@ impl Tray {
             |v| format!("overlay-position:{v}"),
         );
 
+        let vocabulary =
+            MenuItem::with_id(MenuAction::EditVocabulary.id(), l.vocabulary, true, None);
         let login = CheckMenuItem::with_id(
             MenuAction::LaunchAtLogin.id(),
             l.launch_at_login,
@@ -332,7 +338,7 @@ impl Tray {
         );
         let logs = MenuItem::with_id(MenuAction::OpenLogs.id(), l.open_logs, true, None);
         let quit = MenuItem::with_id(MenuAction::Quit.id(), l.quit, true, None);
-        let items: [&dyn IsMenuItem; 18] = [
+        let items: [&dyn IsMenuItem; 19] = [
             &status,
             &microphone,
             &PredefinedMenuItem::separator(),
@@ -346,6 +352,7 @@ impl Tray {
             &microphone_menu,
             &output_menu,
             &overlay_menu,
+            &vocabulary,
             &PredefinedMenuItem::separator(),
             &login,
             &logs,
@@ -708,6 +715,7 @@ mod tests {
             MenuAction::Overlay,
             MenuAction::OverlayPosition(Position::Top),
             MenuAction::OverlayPosition(Position::Bottom),
+            MenuAction::EditVocabulary,
             MenuAction::LaunchAtLogin,
             MenuAction::Permissions,
             MenuAction::OpenLogs,

@@ -12,7 +12,8 @@
 //! sooner. An early transcription that newer audio of the same recording made useless is skipped
 //! when it is still queued, and stopped between encoder blocks when it is already running.
 
-use super::verdict::{gate, judge, Empty};
+use super::verdict::{gate, Empty};
+use super::wording::Wording;
 use crate::audio::level::{loudest_frame, GateConfig, Level};
 use crate::audio::pause;
 use crate::audio::wav::read_wav_16k;
@@ -31,6 +32,7 @@ use crate::whisper::{primer, PaddingEncoding, TranscribeError, TranscribeParams}
 use std::collections::{HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::Receiver;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const SAMPLE_RATE: u32 = 16_000;
@@ -53,6 +55,8 @@ pub struct Job {
     pub id: u64,
     pub audio: JobAudio,
     pub params: TranscribeParams,
+    /// What becomes of Whisper's text (verdict, commands, fillers, vocabulary, replacements).
+    pub wording: Arc<Wording>,
     /// The recording's journal on disk while it is unfinished (the recorder writes it).
     pub journal: Option<PathBuf>,
 }
@@ -296,7 +300,7 @@ impl WorkerThread {
             level,
         } = match early {
             Some(recognised) => recognised,
-            None => self.recognise(&samples, &job.params, recording.as_deref()),
+            None => self.recognise(&samples, &job.params, &job.wording, recording.as_deref()),
         };
         if let Some(path) = &recording {
             self.attempted.remove(path);
@@ -319,9 +323,13 @@ impl WorkerThread {
             return;
         };
         let journal = job.journal.as_deref();
-        let Some(recognised) =
-            self.recognise_while(&samples, &job.params, Part::Head, journal, keep_going)
-        else {
+        let Some(recognised) = self.recognise_while(
+            &samples,
+            (&job.params, &job.wording),
+            Part::Head,
+            journal,
+            keep_going,
+        ) else {
             tracing::debug!(id = job.id, "early transcription stopped: newer audio came");
             return;
         };
@@ -343,26 +351,34 @@ impl WorkerThread {
         self.early = Some(EarlyResult { head, recognised });
     }
 
-    /// Gate, Whisper and verdict on 16 kHz mono `samples`, kept at `recording`.
+    /// Gate, Whisper and the wording (verdict first) on 16 kHz mono `samples`, kept at
+    /// `recording`.
     fn recognise(
         &mut self,
         samples: &[f32],
         params: &TranscribeParams,
+        wording: &Wording,
         recording: Option<&Path>,
     ) -> Recognised {
-        self.recognise_while(samples, params, Part::Whole, recording, &mut || true)
-            .unwrap_or_else(|| Recognised {
-                outcome: Outcome::Failed(TranscribeError::Stopped.to_string()),
-                engine: Duration::ZERO,
-                level: None,
-            })
+        self.recognise_while(
+            samples,
+            (params, wording),
+            Part::Whole,
+            recording,
+            &mut || true,
+        )
+        .unwrap_or_else(|| Recognised {
+            outcome: Outcome::Failed(TranscribeError::Stopped.to_string()),
+            engine: Duration::ZERO,
+            level: None,
+        })
     }
 
     /// [`Self::recognise`], or `None` when `keep_going` stopped Whisper.
     fn recognise_while(
         &mut self,
         samples: &[f32],
-        params: &TranscribeParams,
+        (params, wording): (&TranscribeParams, &Wording),
         part: Part,
         recording: Option<&Path>,
         keep_going: &mut dyn FnMut() -> bool,
@@ -409,7 +425,7 @@ impl WorkerThread {
         let engine = started.elapsed();
         emit_notices(&self.emit, transcriber);
         let outcome = match result {
-            Ok(transcript) => match judge(&transcript, &level) {
+            Ok(transcript) => match wording.words(&transcript, &level) {
                 Ok(text) => Outcome::Text(text),
                 Err(empty) => Outcome::Empty(empty),
             },
@@ -635,7 +651,7 @@ pub fn params_from(settings: &Settings) -> TranscribeParams {
     TranscribeParams {
         language,
         detect_among,
-        initial_prompt: Settings::non_empty(&settings.prompt).map(str::to_string),
+        initial_prompt: super::wording::prompt(&settings.prompt, &settings.vocabulary),
         padding: padding_from(&settings.encoder),
         ..TranscribeParams::default()
     }

@@ -7,9 +7,13 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Instant;
+use whisper_dictation::app::verdict;
+use whisper_dictation::app::wording::{self, Wording};
+use whisper_dictation::audio::level::{GateConfig, Level};
 use whisper_dictation::audio::wav::read_wav_16k;
 use whisper_dictation::device::tuning::default_beam_size;
 use whisper_dictation::paths;
+use whisper_dictation::settings::Settings;
 use whisper_dictation::transcriber::{padding_on, Transcriber};
 use whisper_dictation::whisper::tokenizer::lookup_language;
 use whisper_dictation::whisper::{PaddingEncoding, Segment, Task, TranscribeParams, Transcript};
@@ -52,6 +56,14 @@ pub struct TranscribeArgs {
     /// --as-app, as the app does.
     #[arg(long, value_enum)]
     encoder: Option<EncoderArg>,
+    /// With --as-app: the person's words, comma-separated (given to Whisper with the prompt,
+    /// near misses written their way), as the `vocabulary` setting.
+    #[arg(long, value_delimiter = ',', requires = "as_app")]
+    vocabulary: Vec<String>,
+    /// With --as-app: a JSON file of replacements, `{"cube control": "kubectl"}`, as the
+    /// `replacements` setting.
+    #[arg(long, requires = "as_app")]
+    replacements: Option<PathBuf>,
     #[command(flatten)]
     device: DeviceArgs,
     /// Print one JSON object per file.
@@ -110,6 +122,13 @@ pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
         }
     }
     let mut params = params_from(&args);
+    // `--as-app`: the text goes through the app's wording (verdict, spoken commands, fillers,
+    // vocabulary, replacements) with the app's default settings and these words.
+    let wording = args.as_app.then(|| app_wording(&args)).transpose()?;
+    if args.as_app {
+        params.initial_prompt =
+            wording::prompt(args.prompt.as_deref().unwrap_or(""), &args.vocabulary);
+    }
     // Read every file first, so a missing or unsupported file fails before the model loads.
     let mut inputs = Vec::with_capacity(args.files.len());
     for file in &args.files {
@@ -150,8 +169,21 @@ pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
         print_notices(&fresh);
         let mut notices = std::mem::take(&mut pending);
         notices.extend(fresh);
-        let transcript =
+        let mut transcript =
             result.with_context(|| format!("{}: transcription failed", file.display()))?;
+        if let Some(wording) = &wording {
+            let gate = GateConfig::default();
+            let level = Level::measure(&samples, 16_000, &gate);
+            let words =
+                verdict::gate(&level, &gate).and_then(|()| wording.words(&transcript, &level));
+            transcript.text = match words {
+                Ok(text) => text,
+                Err(empty) => {
+                    eprintln!("{}: no text ({})", file.display(), empty.reason());
+                    String::new()
+                }
+            };
+        }
         let total = started.elapsed() + audio_time;
         if args.json {
             let times = (audio_time.as_secs_f64(), total.as_secs_f64());
@@ -161,6 +193,27 @@ pub fn run(args: TranscribeArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The app's wording with its default settings, the `--vocabulary` words and the
+/// `--replacements` file.
+fn app_wording(args: &TranscribeArgs) -> anyhow::Result<Wording> {
+    let mut settings = Settings {
+        vocabulary: args.vocabulary.clone(),
+        ..Settings::default()
+    };
+    if let Some(file) = &args.replacements {
+        let text = std::fs::read_to_string(file)
+            .with_context(|| format!("cannot read the replacements file {}", file.display()))?;
+        settings.replacements = serde_json::from_str(&text).with_context(|| {
+            format!(
+                "{}: not a JSON object of phrases and their replacements \
+                 ({{\"cube control\": \"kubectl\"}})",
+                file.display()
+            )
+        })?;
+    }
+    Ok(Wording::from_settings(&settings))
 }
 
 fn params_from(args: &TranscribeArgs) -> TranscribeParams {

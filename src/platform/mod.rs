@@ -303,22 +303,32 @@ pub fn first_apple_language(text: &str) -> Option<String> {
 
 /// Opens a folder in the system's file manager (Finder, or the XDG default), without waiting.
 pub fn open_folder(path: &std::path::Path) -> std::io::Result<()> {
-    open_with_system(path.as_os_str())
+    open_with_system(&[path.as_os_str()])
+}
+
+/// Opens a text file (settings.json) in the system's text editor, without waiting: TextEdit or
+/// the chosen editor on macOS (`open -t`), the desktop's handler for the file on Linux.
+pub fn open_text_file(path: &std::path::Path) -> std::io::Result<()> {
+    if IS_MACOS {
+        open_with_system(&[std::ffi::OsStr::new("-t"), path.as_os_str()])
+    } else {
+        open_with_system(&[path.as_os_str()])
+    }
 }
 
 /// Opens a URL (e.g. a System Settings pane, `x-apple.systempreferences:…`) with the system's
 /// handler, without waiting.
 pub fn open_url(url: &str) -> std::io::Result<()> {
-    open_with_system(std::ffi::OsStr::new(url))
+    open_with_system(&[std::ffi::OsStr::new(url)])
 }
 
-fn open_with_system(target: &std::ffi::OsStr) -> std::io::Result<()> {
+fn open_with_system(args: &[&std::ffi::OsStr]) -> std::io::Result<()> {
     #[cfg(target_os = "macos")]
     let opener = "open";
     #[cfg(not(target_os = "macos"))]
     let opener = "xdg-open";
     let mut child = std::process::Command::new(opener)
-        .arg(target)
+        .args(args)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
