@@ -17,8 +17,9 @@
 mod resident;
 
 use std::path::PathBuf;
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc};
 use std::time::Duration;
+use whisper_dictation::app::wording::Wording;
 use whisper_dictation::app::worker::{
     model_request, params_from, Job, JobAudio, Outcome, Worker, WorkerCommand, WorkerEvent,
 };
@@ -71,6 +72,7 @@ fn main() -> anyhow::Result<()> {
     }
     // The worker primes the fast encoding right after "ready"; a first dictation waits for it.
     let params = params_from(&settings);
+    let wording = Arc::new(Wording::from_settings(&settings));
     let mut engine = Vec::new();
     let mut texts = 0;
     for id in 0..dictations as u64 {
@@ -80,12 +82,14 @@ fn main() -> anyhow::Result<()> {
             id,
             audio: JobAudio::Recorded(head),
             params: params.clone(),
+            wording: wording.clone(),
             journal: None,
         }));
         worker.send(WorkerCommand::Transcribe(Job {
             id,
             audio: JobAudio::Recorded(audio),
             params: params.clone(),
+            wording: wording.clone(),
             journal: None,
         }));
         loop {

@@ -303,3 +303,46 @@ fn bench_runs_from_anywhere_on_the_built_in_short_and_long_workloads() {
     assert_eq!(reference["same_text_as_reference"], true);
     assert!(report["recommended"].is_object());
 }
+
+/// `--as-app --replacements FILE` words the text as the app would with that setting; a file
+/// that is not a JSON object of strings is refused, naming it, before anything is transcribed.
+#[test]
+fn as_app_applies_the_replacements_file_and_names_a_bad_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("replacements.json");
+    std::fs::write(&good, r#"{"the dentist": "Dr. Nowak"}"#).unwrap();
+    let kal = clip("en_kal.wav");
+    let out = transcribe([
+        as_str(&kal),
+        "--language",
+        "en",
+        "--model",
+        "tiny.en",
+        "--as-app",
+        "--replacements",
+        as_str(&good),
+    ]);
+    assert_success(&out);
+    let text = stdout(&out);
+    assert!(
+        text.contains("call Dr. Nowak") && !text.contains("dentist"),
+        "{text:?}"
+    );
+
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, r#"{"the dentist": 7}"#).unwrap();
+    let out = transcribe([
+        as_str(&kal),
+        "--model",
+        "tiny.en",
+        "--as-app",
+        "--replacements",
+        as_str(&bad),
+    ]);
+    assert!(!out.status.success());
+    let line = single_error_line(&out);
+    assert!(
+        line.contains("bad.json") && line.contains("not a JSON object"),
+        "{line}"
+    );
+}

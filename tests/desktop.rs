@@ -5,7 +5,9 @@
 //! menu switches the output to "copy only" (by keyboard mnemonics) and that is saved; letting
 //! go as the last word ends still gives the words; a second instance refuses to start; and a
 //! GPU that fails at model load (simulated) is reported in a Polish notification while
-//! dictation goes on on the CPU. Each dictation prints key-up → pasted and the resident size.
+//! dictation goes on on the CPU, where a replacement saved in settings.json while the app runs
+//! ("the dentist" → "Dr. Nowak") is in the pasted text. Each dictation prints key-up → pasted and
+//! the resident size.
 //!
 //! Needs the desktop tools (`scripts/setup.sh --test` installs them; a missing one fails the
 //! test naming its package) and the `base` model. Screenshots and every process's log are left
@@ -35,6 +37,15 @@ const ICON_TOLERANCE: u8 = 40;
 const ICON_MIN_PIXELS: usize = 60;
 const SENTINEL: &str = "previous clipboard ✓";
 const GPU_NOTICE: &str = "Wykryto problem kompatybilności z GPU M1. Przełączam na CPU.";
+/// Adds a replacement to the settings file, as a person editing it would.
+fn add_replacement(state: &Path, said: &str, written: &str) {
+    let path = state.join("settings.json");
+    let mut settings: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    settings["replacements"] = serde_json::json!({ said: written });
+    fs::write(&path, serde_json::to_string_pretty(&settings).unwrap()).unwrap();
+}
+
 /// The tray icon's centre once it shows a disc of `colour`; panics naming the screenshot.
 fn tray_icon(desktop: &Desktop, shot: &Path, colour: &str, timeout: Duration) -> (u32, u32) {
     let blob = desktop
@@ -392,17 +403,24 @@ fn dictation_on_a_real_desktop() {
         "after the GPU failed at load: {}",
         &ready[ready.find("why").unwrap_or(0)..]
     );
+    // A replacement added to settings.json while the app runs (as "Vocabulary and
+    // replacements…" lets the person do in their editor) applies to the next dictation.
+    add_replacement(&state, "the dentist", "Dr. Nowak");
     let text_box = TextBox::open(&desktop, "e2e-gpu").unwrap_or_else(|e| panic!("{e}"));
     text_box.focus().unwrap_or_else(|e| panic!("{e}"));
     let done = dictate(&desktop, &mut app, &clip("en_kal.wav"), || {});
-    let expected = clip_text("en_kal.wav");
+    let expected = clip_text("en_kal.wav").replace("the dentist", "Dr. Nowak");
     thread::sleep(Duration::from_millis(500));
     let pasted = text_box.submit().unwrap_or_else(|e| panic!("{e}"));
     assert_said(
         &pasted,
         &expected,
-        &["dentist"],
-        "the text box after the CPU fallback",
+        &["nowak"],
+        "the text box after the CPU fallback, with a replacement",
+    );
+    assert!(
+        !pasted.contains("dentist") && app.logged("wording settings reloaded"),
+        "the replacement saved while the app ran must apply: {pasted:?}"
     );
     assert_eq!(done.output, "paste");
     more_dictations_for_memory(&desktop, &mut app);

@@ -21,7 +21,7 @@ impl Replacements {
             })
             .filter(|(said, _)| !said.is_empty())
             .collect();
-        pairs.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+        pairs.sort_by_key(|(said, _)| std::cmp::Reverse(said.len()));
         Replacements { pairs }
     }
 
