@@ -25,6 +25,11 @@ pub fn normalised_words(text: &str) -> Vec<String> {
 /// Edit operations (substitutions, insertions, deletions) turning `reference` into
 /// `hypothesis`, word by word.
 pub fn word_errors(reference: &[String], hypothesis: &[String]) -> usize {
+    edit_distance(reference, hypothesis)
+}
+
+/// The Levenshtein distance between two sequences (of words, of characters).
+pub fn edit_distance<T: PartialEq>(reference: &[T], hypothesis: &[T]) -> usize {
     let mut previous: Vec<usize> = (0..=hypothesis.len()).collect();
     for (i, r) in reference.iter().enumerate() {
         let mut current = vec![i + 1; hypothesis.len() + 1];

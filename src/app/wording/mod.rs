@@ -19,6 +19,7 @@ pub mod commands;
 pub mod fillers;
 pub mod fold;
 pub mod replacements;
+pub mod token;
 pub mod vocabulary;
 
 use super::verdict::{self, Empty};
