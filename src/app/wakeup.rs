@@ -5,83 +5,52 @@
 //! deadline asked for and then sends one event; with no deadline it sleeps without a timeout
 //! (the idle app wakes nobody).
 
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use crate::command_thread::CommandThread;
+use std::cell::Cell;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Instant;
 
-#[derive(Default)]
-struct Shared {
-    deadline: Option<Instant>,
-    quit: bool,
-}
-
 pub struct Wakeup {
-    shared: Arc<(Mutex<Shared>, Condvar)>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    /// Each new deadline (`None`: none).
+    thread: CommandThread<Option<Instant>>,
+    /// The deadline last sent, so an unchanged one is not sent again at every event.
+    sent: Cell<Option<Instant>>,
 }
 
 impl Wakeup {
     /// Starts the thread; `wake` is called (on it) when a deadline is reached.
     pub fn spawn(wake: impl Fn() + Send + 'static) -> std::io::Result<Wakeup> {
-        let shared = Arc::new((Mutex::new(Shared::default()), Condvar::new()));
-        let theirs = shared.clone();
-        let thread = std::thread::Builder::new()
-            .name("wakeup".into())
-            .spawn(move || run(&theirs, &wake))?;
+        let thread = CommandThread::spawn("wakeup", move |deadlines| run(&deadlines, &wake))?;
         Ok(Wakeup {
-            shared,
-            thread: Some(thread),
+            thread,
+            sent: Cell::new(None),
         })
     }
 
-    /// The next moment to wake the loop (`None`: none). Replaces the previous one.
+    /// The next moment to wake the loop (`None`: none). Replaces the previous one; a deadline
+    /// already past is sent again (the thread has forgotten it once it woke the loop).
     pub fn set(&self, deadline: Option<Instant>) {
-        let (lock, changed) = &*self.shared;
-        let mut shared = lock.lock().unwrap_or_else(PoisonError::into_inner);
-        if shared.deadline != deadline {
-            shared.deadline = deadline;
-            changed.notify_one();
+        let past = deadline.is_some_and(|at| at <= Instant::now());
+        if self.sent.replace(deadline) != deadline || past {
+            self.thread.send(deadline);
         }
     }
 }
 
-fn run(shared: &(Mutex<Shared>, Condvar), wake: &dyn Fn()) {
-    let (lock, changed) = shared;
-    let mut state = lock.lock().unwrap_or_else(PoisonError::into_inner);
+fn run(deadlines: &Receiver<Option<Instant>>, wake: &dyn Fn()) {
+    let mut deadline: Option<Instant> = None;
     loop {
-        if state.quit {
-            return;
-        }
-        match state.deadline {
-            None => {
-                state = changed.wait(state).unwrap_or_else(PoisonError::into_inner);
+        let next = match deadline {
+            None => deadlines.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            Some(at) => deadlines.recv_timeout(at.saturating_duration_since(Instant::now())),
+        };
+        match next {
+            Ok(new) => deadline = new,
+            Err(RecvTimeoutError::Timeout) => {
+                deadline = None;
+                wake();
             }
-            Some(deadline) => {
-                let now = Instant::now();
-                if now >= deadline {
-                    state.deadline = None;
-                    drop(state);
-                    wake();
-                    state = lock.lock().unwrap_or_else(PoisonError::into_inner);
-                } else {
-                    state = changed
-                        .wait_timeout(state, deadline - now)
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .0;
-                }
-            }
-        }
-    }
-}
-
-impl Drop for Wakeup {
-    fn drop(&mut self) {
-        {
-            let (lock, changed) = &*self.shared;
-            lock.lock().unwrap_or_else(PoisonError::into_inner).quit = true;
-            changed.notify_one();
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
+            Err(RecvTimeoutError::Disconnected) => return,
         }
     }
 }
@@ -89,7 +58,7 @@ impl Drop for Wakeup {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::mpsc;
+    use std::sync::{mpsc, Mutex};
     use std::time::Duration;
 
     #[test]
