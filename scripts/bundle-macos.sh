@@ -3,6 +3,7 @@
 #
 #   scripts/bundle-macos.sh                  # on a Mac: build, lay out, fix rpaths, sign ad hoc, zip
 #   scripts/bundle-macos.sh --identity "Developer ID Application: …"   # hardened runtime + timestamp
+#   scripts/bundle-macos.sh --identity "Whisper Dictation Local"        # a stable self-signed identity
 #   scripts/bundle-macos.sh --layout-only --binary B --libtorch-lib DIR --out DIR   # anywhere
 #
 # The bundle:
@@ -17,8 +18,13 @@
 # @rpath/<name> and keeps only relative rpaths, so the app runs from wherever it is put. Then
 # everything is signed, inside out: each dylib, then the app with resources/*.entitlements. Ad
 # hoc by default (runs on the Mac that built it and, after the quarantine is removed, on others;
-# see docs/M1_SETUP.md); with --identity the hardened runtime and a secure timestamp are added,
-# as notarization requires.
+# see docs/M1_SETUP.md), but every build is then a new code identity and macOS forgets the
+# Microphone and Accessibility grants at each rebuild. With --identity "Developer ID
+# Application: …" the hardened runtime and a secure timestamp are added, as notarization
+# requires. Any other identity (a self-signed code-signing certificate in the login keychain,
+# docs/M1_SETUP.md "Signing") is signed without the hardened runtime and without a timestamp:
+# its identity is the same from one build to the next, so the grants are kept, and library
+# validation stays off so the re-signed libtorch dylibs load.
 #
 # Every step is written to bundle-manifest.tsv next to the bundle: "mode" macos when it was
 # done, layout-only when this is not a Mac (or --layout-only was given) and the steps that need
@@ -212,10 +218,17 @@ fi
 entitlements=$(ls "$root"/resources/*.entitlements)
 [ "$(printf '%s\n' "$entitlements" | wc -l)" -eq 1 ] || die "expected one resources/*.entitlements"
 sign_flags=(--force --sign "$identity")
-if [ "$identity" = - ]; then
-  sign_flags+=(--timestamp=none)
-else
+# The signing kind: adhoc (-), developer-id (hardened runtime + timestamp, for notarization) or
+# self-signed (any other identity: stable across builds, no hardened runtime, no timestamp).
+case "$identity" in
+  -) signing=adhoc ;;
+  "Developer ID Application:"*) signing=developer-id ;;
+  *) signing=self-signed ;;
+esac
+if [ "$signing" = developer-id ]; then
   sign_flags+=(--options runtime --timestamp)
+else
+  sign_flags+=(--timestamp=none)
 fi
 for lib in "${dylibs[@]}"; do
   [ "$mode" = macos ] && codesign "${sign_flags[@]}" "$stage/Contents/Frameworks/$lib"
@@ -226,7 +239,7 @@ if [ "$mode" = macos ]; then
   codesign --verify --strict --verbose=2 "$stage" >&2
 fi
 record sign . "$identity" "entitlements=${entitlements#"$root"/}" \
-  "runtime=$([ "$identity" = - ] && echo no || echo hardened)"
+  "runtime=$([ "$signing" = developer-id ] && echo hardened || echo no)" "signing=$signing"
 
 # Replace the previous bundle only now that the new one is complete.
 rm -rf "$app"

@@ -728,3 +728,37 @@ fn a_developer_id_build_gets_the_hardened_runtime_and_a_timestamp() {
     assert!(steps(&manifest, "zip").is_empty(), "--no-zip");
     assert!(!calls.iter().any(|c| c[0] == "ditto"));
 }
+
+/// Regression: every ad-hoc rebuild is a new code identity, so macOS forgot the Microphone and
+/// Accessibility grants at each rebuild. A named identity that is not a Developer ID (a
+/// self-signed certificate) keeps one identity across builds, and gets neither the hardened
+/// runtime (which would turn library validation on and refuse the re-signed libtorch dylibs)
+/// nor a timestamp (Apple's server timestamps only its own certificates).
+#[test]
+fn a_self_signed_identity_signs_without_the_hardened_runtime() {
+    let mac = FakeMac::new(&[]);
+    let identity = "Whisper Dictation Local";
+    let output = mac.bundle_with(&["--identity", identity, "--no-zip"]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let calls = mac.calls();
+    let signs: Vec<&Vec<String>> = calls
+        .iter()
+        .filter(|c| c[0] == "codesign" && !c.contains(&"--verify".to_string()))
+        .collect();
+    assert_eq!(signs.len(), DYLIBS.len() + 1);
+    for call in signs {
+        let at = call.iter().position(|a| a == "--sign").unwrap();
+        assert_eq!(call[at + 1], identity);
+        assert!(!call.contains(&"--options".to_string()), "{call:?}");
+        assert!(call.contains(&"--timestamp=none".to_string()), "{call:?}");
+    }
+    let manifest = manifest(&mac.fixture.out());
+    let app_sign = steps(&manifest, "sign").last().unwrap().to_vec();
+    assert_eq!(app_sign[1], identity);
+    assert_eq!(app_sign[3], "runtime=no");
+    assert_eq!(app_sign[4], "signing=self-signed");
+}
