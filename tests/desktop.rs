@@ -14,6 +14,9 @@
 //! in `target/desktop-e2e/`. `UPDATE_SCREENSHOT=1` also copies the menu screenshot to
 //! `docs/menu.png`.
 
+// Linux only: an X11 desktop (Xvfb, xdotool, PulseAudio) and /proc; on macOS this file is empty.
+#![cfg(target_os = "linux")]
+
 mod app_rig;
 mod rig;
 
