@@ -229,7 +229,7 @@ pub fn tail(path: &Path, lines: usize) -> String {
 }
 
 fn err(message: impl Into<String>) -> io::Error {
-    io::Error::new(io::ErrorKind::Other, message.into())
+    io::Error::other(message.into())
 }
 
 fn timed_out(message: impl Into<String>) -> io::Error {
