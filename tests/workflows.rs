@@ -64,7 +64,9 @@ fn the_workflows_pass_actionlint() {
         .iter()
         .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(names, ["linux.yml", "macos.yml"]);
+    for expected in ["linux.yml", "macos.yml"] {
+        assert!(names.iter().any(|n| n == expected), "{expected} in {names:?}");
+    }
     let (ok, said) = lint(&files);
     assert!(ok, "actionlint found problems:\n{said}");
     if on_path("shellcheck").is_none() {
