@@ -65,7 +65,10 @@ fn the_workflows_pass_actionlint() {
         .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
     for expected in ["linux.yml", "macos.yml"] {
-        assert!(names.iter().any(|n| n == expected), "{expected} in {names:?}");
+        assert!(
+            names.iter().any(|n| n == expected),
+            "{expected} in {names:?}"
+        );
     }
     let (ok, said) = lint(&files);
     assert!(ok, "actionlint found problems:\n{said}");
