@@ -51,7 +51,7 @@ fi
 [ -x "$binary" ] || { say "no executable at $binary (build it: cargo build --release)"; exit 1; }
 binary=$(cd "$(dirname "$binary")" && pwd -P)/$(basename "$binary")
 
-# One Exec argument quoted as the Desktop Entry spec says (and as src/login_item.rs does for the
+# One Exec argument quoted as the Desktop Entry spec says (and as src/login_item/mod.rs does for the
 # autostart entry): inside double quotes, \ " ` $ get a backslash; then the string-value level
 # doubles every backslash; % is doubled because it starts a field code.
 exec_quote() {
@@ -65,7 +65,7 @@ exec_quote() {
 
 mkdir -p "$(dirname "$entry")" "$(dirname "$icon")"
 # OpenMP threads that sleep from the start, without the app re-executing itself to set it
-# (src/login_item.rs DESKTOP_EXEC_PREFIX, the same for the autostart entry).
+# (src/login_item/mod.rs DESKTOP_EXEC_PREFIX, the same for the autostart entry).
 exec_line="Exec=env OMP_WAIT_POLICY=PASSIVE $(exec_quote "$binary")"
 while IFS= read -r line || [ -n "$line" ]; do
   case "$line" in

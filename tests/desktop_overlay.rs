@@ -13,6 +13,9 @@
 //! the resident memory of each. `UPDATE_SCREENSHOT=1` copies the screenshot taken after the pause
 //! to `docs/overlay.png`.
 
+// Linux only: an X11 desktop (Xvfb, xdotool, PulseAudio) and /proc; on macOS this file is empty.
+#![cfg(target_os = "linux")]
+
 mod app_rig;
 mod rig;
 

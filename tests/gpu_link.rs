@@ -4,6 +4,9 @@
 //! -d`: on this build's own binary, and on a probe program built with the same link logic
 //! (`build/gpu_link.rs`) against a stub CUDA libtorch, which needs no GPU.
 
+// Linux only: ELF linking (readelf, gcc, .so); the macOS binary's dylibs are checked by the bundle script (otool) and the CI's smoke run.
+#![cfg(target_os = "linux")]
+
 #[path = "../build/gpu_link.rs"]
 mod gpu_link;
 

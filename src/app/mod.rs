@@ -35,7 +35,7 @@ use crate::device::backend::detect;
 use crate::device::simulated::SimulatedGpu;
 use crate::device::DeviceKind;
 use crate::i18n::UiLang;
-use crate::login_item::LoginItem;
+use crate::login_item::{LoginItem, Repoint};
 use crate::permissions::PermissionWatch;
 use crate::recordings::RecordingStore;
 use crate::settings::Settings;
@@ -769,10 +769,18 @@ fn login_item() -> Option<LoginItem> {
             return None;
         }
     };
-    // The app may have moved since the item was written: point it here again.
+    // The app may have moved since the item was written: point it here again, but only from
+    // one installed copy to another (a development build leaves the installed app's entry).
     match item.repoint() {
-        Ok(true) => tracing::info!(path = %item.path.display(), "launch-at-login entry re-pointed"),
-        Ok(false) => {}
+        Ok(Repoint::Repointed) => {
+            tracing::info!(path = %item.path.display(), "launch-at-login entry re-pointed")
+        }
+        Ok(Repoint::Kept { points_at }) => tracing::info!(
+            path = %item.path.display(),
+            points_at = ?points_at,
+            "launch-at-login entry starts another copy of the app; left as it is"
+        ),
+        Ok(Repoint::Missing | Repoint::Unchanged) => {}
         Err(e) => tracing::warn!("launch at login: {}: {e}", item.path.display()),
     }
     Some(item)

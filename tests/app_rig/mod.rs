@@ -3,6 +3,8 @@
 //! Apart from `rig` (the desktop itself), which examples share too: this needs the test-only
 //! `CARGO_BIN_EXE_*`.
 
+// Linux only, as the desktop tests that use it (/proc/<pid>/status).
+#![cfg(target_os = "linux")]
 // Each desktop test uses a part.
 #![allow(dead_code)]
 

@@ -25,7 +25,6 @@ use std::ffi::OsStr;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufReader, Read, Write};
 use std::os::unix::fs::PermissionsExt;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -42,17 +41,24 @@ pub const FAKE_SINK: &str = "fakesink";
 
 const SIGTERM: i32 = 15;
 const SIGKILL: i32 = 9;
-const PR_SET_PDEATHSIG: i32 = 1;
 extern "C" {
     // libc's kill(2): std cannot send SIGTERM, and the `kill` program may be missing.
     fn kill(pid: i32, sig: i32) -> i32;
-    // libc's prctl(2), for PR_SET_PDEATHSIG.
-    fn prctl(option: i32, arg2: u64, arg3: u64, arg4: u64, arg5: u64) -> i32;
 }
 
 /// A command whose process gets SIGTERM if the thread that started it dies (a test killed
-/// by a signal skips every `Drop`; this keeps its desktop from outliving it).
+/// by a signal skips every `Drop`; this keeps its desktop from outliving it). Linux only
+/// (prctl's PR_SET_PDEATHSIG): elsewhere, where this desktop cannot run anyway (the tests that
+/// use it are Linux-only files; the demo example reports the missing X11 tools), a plain command,
+/// so the example still builds and links there.
+#[cfg(target_os = "linux")]
 fn new_command(program: impl AsRef<OsStr>) -> Command {
+    use std::os::unix::process::CommandExt;
+    const PR_SET_PDEATHSIG: i32 = 1;
+    extern "C" {
+        // libc's prctl(2).
+        fn prctl(option: i32, arg2: u64, arg3: u64, arg4: u64, arg5: u64) -> i32;
+    }
     let mut cmd = Command::new(program);
     // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
     unsafe {
@@ -62,6 +68,11 @@ fn new_command(program: impl AsRef<OsStr>) -> Command {
         });
     }
     cmd
+}
+
+#[cfg(not(target_os = "linux"))]
+fn new_command(program: impl AsRef<OsStr>) -> Command {
+    Command::new(program)
 }
 
 /// The tools the desktop needs: (program, Debian package that provides it).
@@ -218,7 +229,7 @@ pub fn tail(path: &Path, lines: usize) -> String {
 }
 
 fn err(message: impl Into<String>) -> io::Error {
-    io::Error::new(io::ErrorKind::Other, message.into())
+    io::Error::other(message.into())
 }
 
 fn timed_out(message: impl Into<String>) -> io::Error {

@@ -6,19 +6,38 @@
 //! From a macOS bundle the LaunchAgent runs the bundle's own binary
 //! (`…/Whisper Dictation.app/Contents/MacOS/whisper-dictation`) and names the bundle in
 //! `AssociatedBundleIdentifiers`, so System Settings → General → Login Items lists it as
-//! Whisper Dictation. The app re-points the file at start when it has moved ([`LoginItem::repoint`]);
-//! from a translocated copy (see `bundle`) no entry is written, because that path is temporary.
+//! Whisper Dictation. At start the app re-points an existing file at itself only from one
+//! installed copy to another ([`may_repoint`]): on macOS from one `.app` bundle to another, on
+//! Linux from one binary outside a cargo `target/` folder to another. A development build
+//! (`cargo run`, a bare `target/release` binary) never takes over the entry of an installed app,
+//! and an entry the person pointed at a development build (by turning the option on from it)
+//! stays there until they turn it off and on again from another copy. From a translocated copy
+//! (see `bundle`) no entry is written, because that path is temporary.
+//!
+//! The LaunchAgent restarts the app after a crash but not after Quit (`KeepAlive` →
+//! `SuccessfulExit` false: launchd starts the job again when it ended with a non-zero status or
+//! a signal, such as MPS's abort; Quit, logout's SIGTERM and "already running" all exit 0), at
+//! most once per [`THROTTLE_INTERVAL_SECS`]. The relaunched app starts on the CPU: the device
+//! history turns the in-flight marker the crash left into a failure of the GPU.
+
+mod takeover;
 
 use crate::bundle::{Location, BUNDLE_ID};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+pub use takeover::{entry_target, may_repoint, AppCopy};
 
 /// The LaunchAgent's label, also its file name (`<label>.plist`).
 pub const LAUNCH_AGENT_LABEL: &str = "com.whisper-dictation.app";
 
 /// The autostart entry's file name under `autostart/`.
 pub const XDG_AUTOSTART_FILE: &str = "whisper-dictation.desktop";
+
+/// launchd's `ThrottleInterval`: the least time between two starts of the job, so that an app
+/// that crashes at every start is tried twice a minute rather than every 10 s (launchd's
+/// default), while a one-off MPS abort is back in the menu bar within half a minute.
+pub const THROTTLE_INTERVAL_SECS: u32 = 30;
 
 /// Which launch-at-login mechanism the OS uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,12 +60,29 @@ pub enum LoginItemError {
 /// One launch-at-login file: where it goes and what it should contain.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoginItem {
+    pub kind: LoginItemKind,
     pub path: PathBuf,
+    /// The executable the file starts.
+    pub exe: PathBuf,
     pub contents: String,
 }
 
-/// A macOS LaunchAgent that starts `exe` once at login, in the user's GUI session, and does not
-/// restart it when it quits (quitting from the menu must stick). When `exe` is a bundle's
+/// What [`LoginItem::repoint`] did with the file found at start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Repoint {
+    /// No file: launch at login is off, and stays off.
+    Missing,
+    /// The file already says exactly what this copy would write.
+    Unchanged,
+    /// The file started another installed copy (or this one, in older words); now this one.
+    Repointed,
+    /// The file starts another copy that this one may not take it from ([`may_repoint`]):
+    /// `points_at` is that copy's executable, `None` when the file could not be read as ours.
+    Kept { points_at: Option<PathBuf> },
+}
+
+/// A macOS LaunchAgent that starts `exe` at login, in the user's GUI session, and starts it
+/// again after a crash but not after Quit (see the module doc). When `exe` is a bundle's
 /// binary, the bundle is named too (`AssociatedBundleIdentifiers`, read by macOS 13 and later).
 /// launchd starts the binary itself, not through the bundle, so the bundle's `LSEnvironment`
 /// does not apply: `OMP_WAIT_POLICY` is set here as well (sleeping OpenMP threads without the
@@ -74,7 +110,12 @@ pub fn launch_agent_plist(exe: &Path) -> String {
 	<key>RunAtLoad</key>
 	<true/>
 	<key>KeepAlive</key>
-	<false/>
+	<dict>
+		<key>SuccessfulExit</key>
+		<false/>
+	</dict>
+	<key>ThrottleInterval</key>
+	<integer>{throttle}</integer>
 	<key>ProcessType</key>
 	<string>Interactive</string>
 	<key>LimitLoadToSessionType</key>
@@ -89,6 +130,7 @@ pub fn launch_agent_plist(exe: &Path) -> String {
 "#,
         label = xml_escape(LAUNCH_AGENT_LABEL),
         exe = xml_escape(&exe.to_string_lossy()),
+        throttle = THROTTLE_INTERVAL_SECS,
     )
 }
 
@@ -183,9 +225,11 @@ impl LoginItem {
     ) -> LoginItem {
         match kind {
             LoginItemKind::LaunchAgent => LoginItem {
+                kind,
                 path: home
                     .join("Library/LaunchAgents")
                     .join(format!("{LAUNCH_AGENT_LABEL}.plist")),
+                exe: exe.to_path_buf(),
                 contents: launch_agent_plist(exe),
             },
             LoginItemKind::XdgAutostart => {
@@ -195,7 +239,9 @@ impl LoginItem {
                     _ => home.join(".config"),
                 };
                 LoginItem {
+                    kind,
                     path: config.join("autostart").join(XDG_AUTOSTART_FILE),
+                    exe: exe.to_path_buf(),
                     contents: xdg_autostart_entry(exe),
                 }
             }
@@ -223,14 +269,25 @@ impl LoginItem {
         self.path.is_file()
     }
 
-    /// After the app moved: if the file exists but no longer matches (another executable path),
-    /// rewrites it and returns `true`. A missing file stays missing (the user turned it off).
-    pub fn repoint(&self) -> io::Result<bool> {
-        match fs::read(&self.path) {
-            Ok(current) if current == self.contents.as_bytes() => Ok(false),
-            Ok(_) => self.enable().map(|()| true),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
-            Err(e) => Err(e),
+    /// At start: when the file exists but says something else (another executable, or this
+    /// one in an older version's words), rewrites it if [`may_repoint`] lets this copy take it.
+    /// A missing file stays missing (the person turned the option off).
+    pub fn repoint(&self) -> io::Result<Repoint> {
+        let current = match fs::read(&self.path) {
+            Ok(current) => current,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Repoint::Missing),
+            Err(e) => return Err(e),
+        };
+        if current == self.contents.as_bytes() {
+            return Ok(Repoint::Unchanged);
+        }
+        let points_at = std::str::from_utf8(&current)
+            .ok()
+            .and_then(|text| entry_target(self.kind, text));
+        if may_repoint(self.kind, &self.exe, points_at.as_deref()) {
+            self.enable().map(|()| Repoint::Repointed)
+        } else {
+            Ok(Repoint::Kept { points_at })
         }
     }
 }
@@ -283,14 +340,6 @@ mod tests {
         }
     }
 
-    fn xml_unescape(text: &str) -> String {
-        text.replace("&lt;", "<")
-            .replace("&gt;", ">")
-            .replace("&quot;", "\"")
-            .replace("&apos;", "'")
-            .replace("&amp;", "&")
-    }
-
     #[test]
     fn plist_is_well_formed_and_escapes_the_path() {
         let exe = Path::new("/Applications/Tom & Jerry <dev>/Whisper Dictation.app/Contents/MacOS/whisper-dictation");
@@ -308,7 +357,11 @@ mod tests {
         }
         assert!(plist.contains("<string>com.whisper-dictation.app</string>"));
         assert!(plist.contains("<key>RunAtLoad</key>\n\t<true/>"));
-        assert!(plist.contains("<key>KeepAlive</key>\n\t<false/>"));
+        // Restarted after a crash (non-zero exit, a signal), not after Quit (exit 0), at most
+        // twice a minute.
+        assert!(plist.contains(
+            "<key>KeepAlive</key>\n\t<dict>\n\t\t<key>SuccessfulExit</key>\n\t\t<false/>\n\t</dict>\n\t<key>ThrottleInterval</key>\n\t<integer>30</integer>\n"
+        ));
         assert!(plist.contains("<string>Interactive</string>"));
         assert!(plist.contains("<string>Aqua</string>"));
         assert!(plist.contains(
@@ -326,39 +379,8 @@ mod tests {
             .strip_prefix("<string>")
             .and_then(|a| a.strip_suffix("</string>"))
             .unwrap();
-        assert_eq!(xml_unescape(arg), exe.to_string_lossy());
+        assert_eq!(takeover::xml_unescape(arg), exe.to_string_lossy());
         assert!(arg.contains("Tom &amp; Jerry &lt;dev&gt;"), "{arg}");
-    }
-
-    /// Undoes both escaping levels of one quoted Exec argument, as a launcher does.
-    fn desktop_exec_unquote(value: &str) -> String {
-        // String level: `\\` → `\`.
-        let mut unescaped = String::new();
-        let mut chars = value.chars();
-        while let Some(c) = chars.next() {
-            if c == '\\' {
-                unescaped.push(chars.next().expect("dangling backslash"));
-            } else {
-                unescaped.push(c);
-            }
-        }
-        // Field codes: `%%` → `%`.
-        let unescaped = unescaped.replace("%%", "%");
-        // Exec level: inside quotes, `\x` → `x`.
-        let inner = unescaped
-            .strip_prefix('"')
-            .and_then(|s| s.strip_suffix('"'))
-            .expect("quoted");
-        let mut out = String::new();
-        let mut chars = inner.chars();
-        while let Some(c) = chars.next() {
-            match c {
-                '\\' => out.push(chars.next().expect("dangling backslash")),
-                '"' | '`' | '$' => panic!("unescaped {c} in {value}"),
-                c => out.push(c),
-            }
-        }
-        out
     }
 
     #[test]
@@ -387,7 +409,10 @@ mod tests {
             exec,
             r#""/opt/My Apps/100%% \\"real\\" \\$HOME \\`x\\` back\\\\slash/whisper-dictation""#
         );
-        assert_eq!(desktop_exec_unquote(exec), exe.to_string_lossy());
+        assert_eq!(
+            takeover::desktop_exec_unquote(exec).unwrap(),
+            exe.to_string_lossy()
+        );
 
         let plain = xdg_autostart_entry(Path::new("/usr/bin/whisper-dictation"));
         assert!(
@@ -422,7 +447,7 @@ mod tests {
         let old = LoginItem::for_location(kind, home.path(), None, &before).unwrap();
         old.enable().unwrap();
         let new = LoginItem::for_location(kind, home.path(), None, &after).unwrap();
-        assert!(new.repoint().unwrap());
+        assert_eq!(new.repoint().unwrap(), Repoint::Repointed);
         let written = fs::read_to_string(&new.path).unwrap();
         assert!(written.contains(
             "<string>/Applications/Whisper Dictation.app/Contents/MacOS/whisper-dictation</string>"
@@ -486,23 +511,34 @@ mod tests {
     #[test]
     fn enable_repoint_disable() {
         let home = tempfile::tempdir().unwrap();
-        for kind in [LoginItemKind::LaunchAgent, LoginItemKind::XdgAutostart] {
-            let old = LoginItem::for_platform(kind, home.path(), None, Path::new("/old/app"));
-            let new = LoginItem::for_platform(kind, home.path(), None, Path::new("/new/app"));
+        for (kind, old_exe, new_exe) in [
+            (
+                LoginItemKind::LaunchAgent,
+                "/Users/ala/Downloads/Whisper Dictation.app/Contents/MacOS/whisper-dictation",
+                "/Applications/Whisper Dictation.app/Contents/MacOS/whisper-dictation",
+            ),
+            (
+                LoginItemKind::XdgAutostart,
+                "/opt/old/whisper-dictation",
+                "/usr/local/bin/whisper-dictation",
+            ),
+        ] {
+            let old = LoginItem::for_platform(kind, home.path(), None, Path::new(old_exe));
+            let new = LoginItem::for_platform(kind, home.path(), None, Path::new(new_exe));
 
             assert!(!old.is_enabled());
-            assert!(!new.repoint().unwrap(), "a missing file stays missing");
+            assert_eq!(new.repoint().unwrap(), Repoint::Missing, "stays missing");
             assert!(!new.is_enabled());
             new.disable().unwrap();
 
             old.enable().unwrap();
             assert!(old.is_enabled() && new.is_enabled());
             assert_eq!(fs::read_to_string(&old.path).unwrap(), old.contents);
-            assert!(!old.repoint().unwrap(), "unchanged");
+            assert_eq!(old.repoint().unwrap(), Repoint::Unchanged);
 
-            assert!(new.repoint().unwrap(), "the app moved");
+            assert_eq!(new.repoint().unwrap(), Repoint::Repointed, "the app moved");
             assert_eq!(fs::read_to_string(&new.path).unwrap(), new.contents);
-            assert!(!new.repoint().unwrap());
+            assert_eq!(new.repoint().unwrap(), Repoint::Unchanged);
 
             new.disable().unwrap();
             assert!(!new.is_enabled());
@@ -510,5 +546,168 @@ mod tests {
             let leftovers: Vec<_> = fs::read_dir(new.path.parent().unwrap()).unwrap().collect();
             assert!(leftovers.is_empty(), "{leftovers:?}");
         }
+    }
+
+    #[test]
+    fn the_launch_agent_parses_as_a_plist() {
+        let exe = Path::new(
+            "/Applications/Tom & Jerry/Whisper Dictation.app/Contents/MacOS/whisper-dictation",
+        );
+        let value = plist::Value::from_reader_xml(launch_agent_plist(exe).as_bytes()).unwrap();
+        let agent = value.as_dictionary().unwrap();
+        assert_eq!(
+            agent.get("Label").and_then(plist::Value::as_string),
+            Some(LAUNCH_AGENT_LABEL)
+        );
+        let args = agent
+            .get("ProgramArguments")
+            .and_then(plist::Value::as_array)
+            .unwrap();
+        assert_eq!(args.len(), 1);
+        assert_eq!(args[0].as_string(), exe.to_str());
+        assert_eq!(
+            agent.get("RunAtLoad").and_then(plist::Value::as_boolean),
+            Some(true)
+        );
+        let keep_alive = agent
+            .get("KeepAlive")
+            .and_then(plist::Value::as_dictionary)
+            .unwrap();
+        assert_eq!(keep_alive.len(), 1, "{keep_alive:?}");
+        assert_eq!(
+            keep_alive
+                .get("SuccessfulExit")
+                .and_then(plist::Value::as_boolean),
+            Some(false),
+            "restarted only after an unsuccessful exit"
+        );
+        assert_eq!(
+            agent
+                .get("ThrottleInterval")
+                .and_then(plist::Value::as_unsigned_integer),
+            Some(u64::from(THROTTLE_INTERVAL_SECS))
+        );
+        assert_eq!(
+            agent
+                .get("AssociatedBundleIdentifiers")
+                .and_then(plist::Value::as_string),
+            Some(BUNDLE_ID)
+        );
+    }
+
+    /// Issue 24: a `cargo run` build took the LaunchAgent over from the installed app at every
+    /// start. Now it moves only from one bundle to another.
+    #[test]
+    fn the_launch_agent_moves_only_from_one_bundle_to_another() {
+        let agent = LoginItemKind::LaunchAgent;
+        let installed =
+            Path::new("/Applications/Whisper Dictation.app/Contents/MacOS/whisper-dictation");
+        let downloaded = Path::new(
+            "/Users/ala/Downloads/Whisper Dictation.app/Contents/MacOS/whisper-dictation",
+        );
+        let translocated = Path::new(
+            "/private/var/folders/xy/T/AppTranslocation/0C1D/d/Whisper Dictation.app/Contents/MacOS/whisper-dictation",
+        );
+        let dev = Path::new("/Users/ala/src/wd/target/debug/whisper-dictation");
+        let loose = Path::new("/usr/local/bin/whisper-dictation");
+
+        assert!(may_repoint(agent, installed, Some(downloaded)));
+        assert!(may_repoint(agent, downloaded, Some(installed)));
+        assert!(
+            may_repoint(agent, installed, Some(translocated)),
+            "a temporary path is replaced"
+        );
+        assert!(
+            may_repoint(agent, installed, Some(installed)),
+            "its own entry is refreshed"
+        );
+        assert!(
+            may_repoint(agent, dev, Some(dev)),
+            "its own entry is refreshed"
+        );
+        for running in [dev, loose, translocated] {
+            assert!(
+                !may_repoint(agent, running, Some(installed)),
+                "{}",
+                running.display()
+            );
+        }
+        // An entry the person pointed at a development build is theirs until they toggle it.
+        assert!(!may_repoint(agent, installed, Some(dev)));
+        assert!(!may_repoint(agent, installed, Some(loose)));
+        assert!(
+            !may_repoint(agent, installed, None),
+            "a file that is not ours"
+        );
+
+        // The same through the files: the development build finds the installed app's agent,
+        // leaves it as it is and says where it points.
+        let home = tempfile::tempdir().unwrap();
+        let app = LoginItem::for_platform(agent, home.path(), None, installed);
+        app.enable().unwrap();
+        let from_dev = LoginItem::for_platform(agent, home.path(), None, dev);
+        assert_eq!(
+            from_dev.repoint().unwrap(),
+            Repoint::Kept {
+                points_at: Some(installed.to_path_buf())
+            }
+        );
+        assert_eq!(fs::read_to_string(&app.path).unwrap(), app.contents);
+        // The installed app's older agent (KeepAlive false) is brought up to date.
+        fs::write(
+            &app.path,
+            app.contents.replace(
+                "<key>KeepAlive</key>\n\t<dict>\n\t\t<key>SuccessfulExit</key>\n\t\t<false/>\n\t</dict>",
+                "<key>KeepAlive</key>\n\t<false/>",
+            ),
+        )
+        .unwrap();
+        assert_ne!(fs::read_to_string(&app.path).unwrap(), app.contents);
+        assert_eq!(app.repoint().unwrap(), Repoint::Repointed);
+        assert_eq!(fs::read_to_string(&app.path).unwrap(), app.contents);
+        // A file that is not a plist this app wrote is left alone.
+        fs::write(&app.path, "bplist00garbage").unwrap();
+        assert_eq!(
+            from_dev.repoint().unwrap(),
+            Repoint::Kept { points_at: None }
+        );
+        assert_eq!(app.repoint().unwrap(), Repoint::Kept { points_at: None });
+    }
+
+    /// The same rule on Linux: an autostart entry follows an installed binary, never a build in
+    /// a cargo `target/` folder.
+    #[test]
+    fn the_autostart_entry_moves_only_between_installed_binaries() {
+        let xdg = LoginItemKind::XdgAutostart;
+        let installed = Path::new("/usr/local/bin/whisper-dictation");
+        let other = Path::new("/home/ala/.local/bin/whisper-dictation");
+        let dev = Path::new("/home/ala/wd/target/release/whisper-dictation");
+        assert!(may_repoint(xdg, installed, Some(other)));
+        assert!(may_repoint(xdg, other, Some(installed)));
+        assert!(!may_repoint(xdg, dev, Some(installed)));
+        assert!(!may_repoint(xdg, installed, Some(dev)));
+        assert!(may_repoint(xdg, dev, Some(dev)));
+
+        let home = tempfile::tempdir().unwrap();
+        let entry = LoginItem::for_platform(xdg, home.path(), None, installed);
+        entry.enable().unwrap();
+        let from_dev = LoginItem::for_platform(xdg, home.path(), None, dev);
+        assert_eq!(
+            from_dev.repoint().unwrap(),
+            Repoint::Kept {
+                points_at: Some(installed.to_path_buf())
+            }
+        );
+        // An entry from before the OMP_WAIT_POLICY prefix is read too.
+        fs::write(&entry.path, entry.contents.replace(DESKTOP_EXEC_PREFIX, "")).unwrap();
+        assert_eq!(
+            from_dev.repoint().unwrap(),
+            Repoint::Kept {
+                points_at: Some(installed.to_path_buf())
+            }
+        );
+        let moved = LoginItem::for_platform(xdg, home.path(), None, other);
+        assert_eq!(moved.repoint().unwrap(), Repoint::Repointed);
+        assert_eq!(fs::read_to_string(&entry.path).unwrap(), moved.contents);
     }
 }
