@@ -23,6 +23,7 @@ pub mod platform;
 pub mod recordings;
 pub mod settings;
 pub mod single_instance;
+pub mod system_shortcuts;
 pub mod transcriber;
 pub mod wer;
 pub mod whisper;

@@ -29,6 +29,8 @@ fn main() {
             None
         }
     };
+    // Apple silicon: the performance cores only (`--threads` overrides it later).
+    whisper_dictation::device::threads::apply_default();
     if let Err(err) = cli::run(args) {
         eprintln!("whisper-dictation: {err:#}");
         std::process::exit(1);

@@ -29,8 +29,9 @@ pub struct Settings {
     /// GPU precision `f32`, `f16` or `bf16`; empty = chosen by the optimisation level (f32
     /// unless level 2 measured half precision faster on the real workload).
     pub gpu_precision: String,
-    /// The global hotkey, e.g. `ctrl+alt+space` (the default: Ctrl+Alt+Space on Linux,
-    /// Control+Option+Space on macOS; no common system or editor shortcut uses it).
+    /// The global hotkey, e.g. `ctrl+alt+space`; the default is [`default_hotkey`]'s for this
+    /// OS. A file that names one keeps it (the app warns on macOS when it is also a system
+    /// shortcut, `system_shortcuts`).
     pub hotkey: String,
     /// `hold` (push-to-talk) or `toggle` (press to start, press again to stop).
     pub hotkey_mode: String,
@@ -81,7 +82,7 @@ impl Default for Settings {
             optimize: 0,
             cpu_precision: String::new(),
             gpu_precision: String::new(),
-            hotkey: "ctrl+alt+space".to_string(),
+            hotkey: default_hotkey(crate::platform::IS_MACOS).to_string(),
             hotkey_mode: "hold".to_string(),
             output: "paste".to_string(),
             language: "auto:pl,en".to_string(),
@@ -99,6 +100,22 @@ impl Default for Settings {
             spoken_commands: true,
             remove_fillers: true,
         }
+    }
+}
+
+/// The hotkey a new installation gets, one no system shortcut of the OS uses.
+/// - Linux: Ctrl+Alt+Space; no common desktop or editor shortcut uses it.
+/// - macOS: Option+Space (⌥Space, also superwhisper's default). Not ⌃⌥Space: that is macOS's
+///   own "Select next source in Input menu" (symbolic hotkey 61; ⌃Space is 60), which switches
+///   the keyboard layout for anyone with two (a Polish user with Polish Pro and U.S.). Not ⌘ or
+///   ⌘⌥Space (Spotlight, Finder search), and not ⌥ with a letter: the Polish layouts type ą ę ł
+///   ó ś ż ź ć ń with Option. Option+Space only types a non-breaking space, which the hotkey
+///   replaces.
+pub fn default_hotkey(mac: bool) -> &'static str {
+    if mac {
+        "alt+space"
+    } else {
+        "ctrl+alt+space"
     }
 }
 
@@ -272,7 +289,7 @@ mod tests {
     #[test]
     fn the_apps_defaults_are_hold_to_talk_paste_and_polish_or_english() {
         let s = Settings::default();
-        assert_eq!(s.hotkey, "ctrl+alt+space");
+        assert_eq!(s.hotkey, default_hotkey(crate::platform::IS_MACOS));
         assert_eq!(s.hotkey_mode, "hold");
         assert_eq!(s.output, "paste");
         assert_eq!(s.language, "auto:pl,en");
@@ -293,7 +310,46 @@ mod tests {
         assert!(w.is_none());
         assert_eq!((s.device.as_str(), s.optimize), ("cpu", 1));
         assert_eq!(s.output, "paste");
-        assert_eq!(s.hotkey, "ctrl+alt+space");
+        assert_eq!(s.hotkey, default_hotkey(crate::platform::IS_MACOS));
+    }
+
+    #[test]
+    fn the_default_hotkey_of_each_os_is_none_of_its_system_shortcuts() {
+        use crate::system_shortcuts::{clash, enabled, system_clash};
+        use std::str::FromStr;
+        // macOS as shipped: ⌃Space, ⌃⌥Space (input sources), ⌘Space, ⌘⌥Space.
+        assert_eq!(default_hotkey(true), "alt+space");
+        assert_eq!(clash(default_hotkey(true), &enabled(&[])), None);
+        // The old default was macOS's "Select next source in Input menu".
+        assert_eq!(
+            clash(default_hotkey(false), &enabled(&[])).map(|s| s.id),
+            Some(crate::system_shortcuts::NEXT_INPUT_SOURCE)
+        );
+        // Linux keeps Ctrl+Alt+Space, and there is no system list to clash with.
+        assert_eq!(default_hotkey(false), "ctrl+alt+space");
+        assert_eq!(system_clash(default_hotkey(false), false, None), None);
+        for hotkey in [default_hotkey(true), default_hotkey(false)] {
+            assert!(global_hotkey::hotkey::HotKey::from_str(hotkey).is_ok());
+        }
+    }
+
+    #[test]
+    fn a_file_that_names_the_old_default_hotkey_keeps_it() {
+        let dir = tempfile::tempdir().unwrap();
+        for kept in ["ctrl+alt+space", "ctrl+shift+space"] {
+            std::fs::write(
+                dir.path().join(SETTINGS_FILE),
+                format!(r#"{{"schema_version": 1, "hotkey": "{kept}"}}"#),
+            )
+            .unwrap();
+            let (s, w) = Settings::load(dir.path());
+            assert!(w.is_none());
+            assert_eq!(s.hotkey, kept, "on every OS");
+        }
+        // A file without it gets this OS's default.
+        std::fs::write(dir.path().join(SETTINGS_FILE), r#"{"output": "copy"}"#).unwrap();
+        let (s, _) = Settings::load(dir.path());
+        assert_eq!(s.hotkey, default_hotkey(crate::platform::IS_MACOS));
     }
 
     #[test]

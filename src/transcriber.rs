@@ -243,7 +243,10 @@ fn benchmarked_precision(manager: &mut DeviceManager, model_dir: &Path, kind: De
         Some(choice) => choice.clone(),
         None => {
             let caps = manager.capabilities(kind);
-            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let cores = crate::device::threads::cores_for_compute(
+                crate::platform::performance_cores(),
+                crate::device::threads::logical_cores(),
+            );
             let device = manager.backend(kind).device;
             let measured = fastest(&candidates(caps, cores), &mut |c| {
                 time_workload(model_dir, device, kind_of(c.precision), c.threads)

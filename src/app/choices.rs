@@ -111,6 +111,7 @@ impl App {
             Ok(()) => {
                 tracing::info!(hotkey = text, "hotkey changed");
                 self.hotkey = Some(new);
+                super::warn_if_system_shortcut(&self.notifier, self.lang, &text);
                 self.settings.hotkey = text;
                 self.save_settings();
             }

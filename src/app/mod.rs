@@ -91,6 +91,8 @@ pub struct AppPaths {
 pub fn run(paths: AppPaths) -> anyhow::Result<()> {
     let (settings, settings_warning) = Settings::load(&paths.state_dir);
     first_run::log_mps_fallback();
+    // Before the first notification (macOS would otherwise ask which app to show it as).
+    notify::init_sender(crate::bundle::Location::current().as_ref());
     let lang = crate::device::setup::ui_lang(None, &settings);
     let _instance = match InstanceLock::acquire(&paths.state_dir) {
         Ok(lock) => lock,
@@ -98,11 +100,7 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
             let (summary, body) = Notice::AlreadyRunning.text(lang);
             eprintln!("whisper-dictation: {body}");
             tracing::info!(?pid, "already running; exiting");
-            let _ = notify_rust::Notification::new()
-                .appname(notify::APP_NAME)
-                .summary(&summary)
-                .body(&body)
-                .show();
+            notify::show(&notify::Note { summary, body });
             return Ok(());
         }
         Err(e) => return Err(e.into()),
@@ -127,6 +125,7 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
     let hotkeys = GlobalHotKeyManager::new()
         .map_err(|e| anyhow::anyhow!("global hotkeys are not available here: {e}"))?;
     let hotkey = register_hotkey(&hotkeys, &settings.hotkey, &notifier, lang);
+    warn_if_system_shortcut(&notifier, lang, &settings.hotkey);
     forward_hotkeys(proxy.clone());
     forward_menu(proxy.clone());
     let terminate = sender(&proxy, |()| AppEvent::Terminate);
@@ -152,6 +151,8 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         );
     }
     let worker = Worker::spawn(recordings.clone(), sender(&proxy, AppEvent::Worker))?;
+    // Here on the main thread, before the output thread sends its first key (platform doc).
+    crate::platform::prime_keyboard_events();
     let output = Output::spawn(sender(&proxy, AppEvent::Output))?;
 
     let mode = HotkeyMode::parse(&settings.hotkey_mode).unwrap_or(HotkeyMode::Hold);
@@ -194,6 +195,7 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         model: None,
         last_error: None,
         announced_ready: false,
+        user_activity: None,
         warned_silent_microphone: false,
         warned_accessibility: false,
         quit: false,
@@ -308,6 +310,9 @@ struct App {
     model: Option<LoadedModel>,
     last_error: Option<String>,
     announced_ready: bool,
+    /// Held while the person waits for the app (`Activity::is_awaited_work`), so macOS does
+    /// not App-Nap the worker in the middle of a dictation.
+    user_activity: Option<crate::platform::UserActivity>,
     /// Notices given once per run (repeating them on every dictation would only annoy).
     warned_silent_microphone: bool,
     warned_accessibility: bool,
@@ -621,6 +626,13 @@ impl App {
     /// Icon, status line and retry item from the current state.
     fn refresh(&mut self) {
         let activity = self.dictation.activity();
+        match (activity.is_awaited_work(), self.user_activity.is_some()) {
+            (true, false) => {
+                self.user_activity = Some(crate::platform::UserActivity::begin(c"dictation"));
+            }
+            (false, true) => self.user_activity = None,
+            _ => {}
+        }
         let Some(tray) = &mut self.tray else {
             return;
         };
@@ -719,6 +731,32 @@ fn register_hotkey(
             );
             None
         }
+    }
+}
+
+/// Says when `hotkey` is also one of macOS's shortcuts the person has on (read now), so that
+/// each dictation would trigger both; nothing elsewhere.
+fn warn_if_system_shortcut(notifier: &Notifier, lang: UiLang, hotkey: &str) {
+    let mac = crate::platform::IS_MACOS;
+    let plist = if mac {
+        crate::platform::symbolic_hotkeys_plist()
+    } else {
+        None
+    };
+    if let Some(shortcut) = crate::system_shortcuts::system_clash(hotkey, mac, plist.as_deref()) {
+        tracing::warn!(
+            hotkey,
+            shortcut = shortcut.id,
+            "the hotkey is also a macOS shortcut"
+        );
+        notify_of(
+            notifier,
+            lang,
+            &Notice::HotkeyIsSystemShortcut {
+                hotkey: texts::hotkey_label(hotkey, mac),
+                shortcut: shortcut.id,
+            },
+        );
     }
 }
 

@@ -34,6 +34,13 @@ pub enum Notice {
         hotkey: String,
         detail: String,
     },
+    /// macOS: the hotkey is also one of the system's shortcuts, so a dictation triggers both.
+    HotkeyIsSystemShortcut {
+        /// The hotkey as people read it ("⌃⌥Space").
+        hotkey: String,
+        /// The shortcut's number (`system_shortcuts`).
+        shortcut: u32,
+    },
     SettingsDamaged {
         detail: String,
         /// Every setting is the default (else only the fields `detail` names).
@@ -230,6 +237,29 @@ impl Notice {
                     ("Skrót niedostępny".into(), format!("Nie można użyć skrótu {hotkey}: {detail}. Zmień \"hotkey\" w settings.json."))
                 } else {
                     ("Hotkey unavailable".into(), format!("Cannot use the hotkey {hotkey}: {detail}. Change \"hotkey\" in settings.json."))
+                }
+            }
+            Notice::HotkeyIsSystemShortcut { hotkey, shortcut } => {
+                let name = crate::system_shortcuts::name(*shortcut, lang);
+                let input_source = matches!(
+                    *shortcut,
+                    crate::system_shortcuts::PREVIOUS_INPUT_SOURCE
+                        | crate::system_shortcuts::NEXT_INPUT_SOURCE
+                );
+                if pl {
+                    let effect = if input_source {
+                        " (przy kilku układach klawiatury zmieni układ)"
+                    } else {
+                        ""
+                    };
+                    ("Skrót zajęty przez macOS".into(), format!("{hotkey} to także skrót systemowy „{name}”: każde dyktowanie uruchomi i jego{effect}. Wybierz inny skrót w menu aplikacji (Skrót klawiszowy), np. ⌥Space, albo wyłącz tamten: Ustawienia systemowe → Klawiatura → Skróty klawiszowe."))
+                } else {
+                    let effect = if input_source {
+                        " (with more than one keyboard layout it switches the layout)"
+                    } else {
+                        ""
+                    };
+                    ("Hotkey taken by macOS".into(), format!("{hotkey} is also the system shortcut “{name}”: every dictation triggers it too{effect}. Pick another hotkey in the app's menu (Hotkey), e.g. ⌥Space, or turn that one off: System Settings → Keyboard → Keyboard Shortcuts."))
                 }
             }
             Notice::SettingsDamaged { detail, whole_file } => {
@@ -506,6 +536,37 @@ impl Notice {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hotkey_macos_uses_is_named_with_what_to_do() {
+        let notice = Notice::HotkeyIsSystemShortcut {
+            hotkey: "⌃⌥Space".into(),
+            shortcut: crate::system_shortcuts::NEXT_INPUT_SOURCE,
+        };
+        let (summary, body) = notice.text(UiLang::En);
+        assert_eq!(summary, "Hotkey taken by macOS");
+        assert!(
+            body.contains("⌃⌥Space is also the system shortcut “Select next source in Input menu”")
+                && body.contains("switches the layout")
+                && body.contains("Keyboard Shortcuts"),
+            "{body}"
+        );
+        let (summary, body) = notice.text(UiLang::Pl);
+        assert_eq!(summary, "Skrót zajęty przez macOS");
+        assert!(
+            body.contains("zmieni układ") && body.contains("Skrót klawiszowy"),
+            "{body}"
+        );
+        let spotlight = Notice::HotkeyIsSystemShortcut {
+            hotkey: "⌘Space".into(),
+            shortcut: crate::system_shortcuts::SPOTLIGHT,
+        };
+        let (_, body) = spotlight.text(UiLang::En);
+        assert!(
+            body.contains("Spotlight") && !body.contains("layout"),
+            "{body}"
+        );
+    }
 
     #[test]
     fn kept_recordings_are_said_with_when_and_what_to_do() {

@@ -69,6 +69,18 @@ pub enum Activity {
     Broken,
 }
 
+impl Activity {
+    /// Whether the app is doing work the person is waiting for (loading the model, recording,
+    /// transcribing, pasting): macOS is told so while it lasts (`platform::UserActivity`), or
+    /// App Nap may slow a windowless app's threads down.
+    pub fn is_awaited_work(self) -> bool {
+        match self {
+            Activity::Loading | Activity::Recording | Activity::Transcribing => true,
+            Activity::Idle | Activity::Broken => false,
+        }
+    }
+}
+
 /// Everything that can happen to a dictation.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Input {
@@ -331,6 +343,20 @@ impl Dictation {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn app_nap_is_held_off_only_while_the_person_waits() {
+        let mut dictation = Dictation::new(Config::new(HotkeyMode::Hold, Duration::from_secs(60)));
+        assert!(dictation.activity().is_awaited_work(), "loading the model");
+        let t0 = Instant::now();
+        dictation.handle(Input::ModelReady, t0);
+        assert!(!dictation.activity().is_awaited_work(), "idle");
+        dictation.handle(Input::HotkeyPressed, t0);
+        assert_eq!(dictation.activity(), Activity::Recording);
+        assert!(dictation.activity().is_awaited_work());
+        assert!(Activity::Transcribing.is_awaited_work());
+        assert!(!Activity::Broken.is_awaited_work());
+    }
 
     /// Replays `(milliseconds since start, input)` and returns every action with its time.
     fn replay(config: Config, steps: &[(u64, Input)]) -> (Dictation, Vec<(u64, Action)>) {

@@ -134,9 +134,18 @@ pub fn main_languages(lang: UiLang) -> [(&'static str, &'static str); 2] {
     }
 }
 
-/// Hotkeys offered in the menu (the settings may hold any other `global-hotkey` accelerator).
-/// None of them is a common system or editor shortcut on macOS or Linux desktops.
-pub const HOTKEY_PRESETS: &[&str] = &["ctrl+alt+space", "ctrl+shift+space", "ctrl+alt+d", "f8"];
+/// Hotkeys offered in the menu (the settings may hold any other `global-hotkey` accelerator,
+/// shown as one more entry), the OS's default first (`settings::default_hotkey`). None of them
+/// is a common system or editor shortcut there; on macOS ⌃⌥Space is left out, as macOS's own
+/// "Select next source in Input menu".
+pub fn hotkey_presets(mac: bool) -> [&'static str; 4] {
+    [
+        crate::settings::default_hotkey(mac),
+        "ctrl+shift+space",
+        "ctrl+alt+d",
+        "f8",
+    ]
+}
 
 /// A hotkey as people read it: "Ctrl+Alt+Space", or on a Mac "⌃⌥Space".
 pub fn hotkey_label(hotkey: &str, mac: bool) -> String {
@@ -408,10 +417,23 @@ mod tests {
         assert_eq!(hotkey_label("ctrl+alt+space", true), "⌃⌥Space");
         assert_eq!(hotkey_label("ctrl+shift+KeyD", false), "Ctrl+Shift+D");
         assert_eq!(hotkey_label("f8", false), "F8");
-        for preset in HOTKEY_PRESETS {
-            assert!(
-                global_hotkey::hotkey::HotKey::from_str(preset).is_ok(),
-                "{preset} does not parse"
+        for mac in [false, true] {
+            for preset in hotkey_presets(mac) {
+                assert!(
+                    global_hotkey::hotkey::HotKey::from_str(preset).is_ok(),
+                    "{preset} does not parse"
+                );
+            }
+        }
+        assert_eq!(hotkey_presets(false)[0], "ctrl+alt+space");
+        assert_eq!(hotkey_label(hotkey_presets(true)[0], true), "⌥Space");
+        // No preset offered on a Mac is one of macOS's shortcuts as shipped.
+        let mac_shortcuts = crate::system_shortcuts::enabled(&[]);
+        for preset in hotkey_presets(true) {
+            assert_eq!(
+                crate::system_shortcuts::clash(preset, &mac_shortcuts),
+                None,
+                "{preset}"
             );
         }
     }

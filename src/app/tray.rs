@@ -4,7 +4,7 @@
 
 use super::overlay::Position;
 use super::texts::{
-    hotkey_label, labels, main_languages, model_menu, Labels, HOTKEY_PRESETS, MORE_LANGUAGES,
+    hotkey_label, hotkey_presets, labels, main_languages, model_menu, Labels, MORE_LANGUAGES,
 };
 use crate::app_icons::{icon_rgba, IconState, IconStyle};
 use crate::device::DeviceKind;
@@ -268,11 +268,12 @@ impl Tray {
         );
         let _ = mode_menu.append(&PredefinedMenuItem::separator());
         let mac = crate::platform::IS_MACOS;
-        let mut hotkey_choices: Vec<(String, String, bool)> = HOTKEY_PRESETS
+        let presets = hotkey_presets(mac);
+        let mut hotkey_choices: Vec<(String, String, bool)> = presets
             .iter()
             .map(|h| (h.to_string(), hotkey_label(h, mac), true))
             .collect();
-        if !HOTKEY_PRESETS.contains(&model.settings.hotkey.as_str()) {
+        if !presets.contains(&model.settings.hotkey.as_str()) {
             let h = &model.settings.hotkey;
             hotkey_choices.push((h.clone(), hotkey_label(h, mac), true));
         }

@@ -13,6 +13,7 @@ pub mod policy;
 pub mod probe;
 pub mod setup;
 pub mod simulated;
+pub mod threads;
 pub mod tuning;
 pub mod workload;
 

@@ -5,11 +5,18 @@
 //! must stay alive to serve the text, and the waits below must never block the event loop.
 //! Before any synthesized key the injector waits (bounded) until the user has let go of the
 //! physical modifiers, otherwise Ctrl+V arrives as Ctrl+Alt+V and pastes nothing.
+//!
+//! The keystroke sender is created when the permission allows it, not only at start
+//! ([`keyboard_access`]): on macOS it cannot exist before Accessibility is granted. The first
+//! keyboard event of the process is created on the main thread beforehand
+//! (`platform::prime_keyboard_events`, called by the app before this thread starts).
 
+pub mod keyboard_access;
 pub mod modifiers;
 
 use crate::platform::{send_paste_shortcut, ModifierProbe};
 use enigo::{Enigo, Keyboard};
+use keyboard_access::KeyboardSlot;
 use std::time::{Duration, Instant};
 
 /// How long the target app gets to read the clipboard before the previous content comes back
@@ -67,9 +74,19 @@ pub struct Delivered {
     pub restored_clipboard: bool,
 }
 
+/// enigo's settings for the app: no system Accessibility prompt (enigo's default opens one at
+/// every launch while the app is not trusted; the app has its own notice that says what to
+/// do, `permissions`), everything else enigo's default.
+pub fn keyboard_settings() -> enigo::Settings {
+    enigo::Settings {
+        open_prompt_to_get_permissions: false,
+        ..enigo::Settings::default()
+    }
+}
+
 pub struct Injector {
     clipboard: arboard::Clipboard,
-    keyboard: Option<Enigo>,
+    keyboard: KeyboardSlot<Enigo>,
     modifiers: Option<ModifierProbe>,
 }
 
@@ -77,18 +94,20 @@ impl Injector {
     pub fn new() -> Result<Injector, InjectError> {
         let clipboard =
             arboard::Clipboard::new().map_err(|e| InjectError::Clipboard(e.to_string()))?;
-        let keyboard = match Enigo::new(&enigo::Settings::default()) {
-            Ok(enigo) => Some(enigo),
-            Err(e) => {
-                tracing::warn!("keystrokes unavailable, text will only be copied: {e}");
-                None
-            }
-        };
-        Ok(Injector {
+        let mut injector = Injector {
             clipboard,
-            keyboard,
+            keyboard: KeyboardSlot::default(),
             modifiers: ModifierProbe::new(),
-        })
+        };
+        // Tried now where the permission allows it, else at the first delivery after it does.
+        injector.keyboard(crate::platform::accessibility_trusted());
+        Ok(injector)
+    }
+
+    /// The keystroke sender, created now if the permission changed since the last try.
+    fn keyboard(&mut self, permission: Option<bool>) -> Option<&mut Enigo> {
+        self.keyboard
+            .get(permission, || Enigo::new(&keyboard_settings()))
     }
 
     /// Delivers `text` in `mode`. Paste and type fall back to copy-only when keystrokes cannot
@@ -97,8 +116,10 @@ impl Injector {
     pub fn deliver(&mut self, text: &str, mode: OutputMode) -> Result<Delivered, InjectError> {
         // Without the permission to send keys (macOS Accessibility) keystrokes vanish silently:
         // copy instead, and the caller tells the user what to do.
-        let may_send_keys =
-            self.keyboard.is_some() && crate::platform::accessibility_trusted() != Some(false);
+        let permission = crate::platform::accessibility_trusted();
+        let may_send_keys = mode != OutputMode::Copy
+            && self.keyboard(permission).is_some()
+            && permission != Some(false);
         match (mode, may_send_keys) {
             (OutputMode::Copy, _) | (_, false) => {
                 self.set_clipboard(text)?;
@@ -107,7 +128,7 @@ impl Injector {
             (OutputMode::Paste, true) => self.paste(text),
             (OutputMode::Type, true) => {
                 let waited = self.wait_for_modifiers();
-                let keyboard = self.keyboard.as_mut().expect("may_send_keys");
+                let keyboard = self.keyboard.current().expect("may_send_keys");
                 keyboard
                     .text(text)
                     .map_err(|e| InjectError::Keyboard(e.to_string()))?;
@@ -127,15 +148,20 @@ impl Injector {
         // Only text can be put back; an image or file list on the clipboard is replaced.
         let previous = self.clipboard.get_text().ok();
         self.set_clipboard(text)?;
+        let ours = crate::platform::clipboard_change_count();
         let waited = self.wait_for_modifiers();
-        let keyboard = self.keyboard.as_mut().expect("paste needs the keyboard");
+        let keyboard = self.keyboard.current().expect("paste needs the keyboard");
         send_paste_shortcut(keyboard).map_err(|e| InjectError::Keyboard(e.to_string()))?;
         let pasted = Instant::now();
         let mut restored = false;
         if let Some(previous) = previous {
             std::thread::sleep(RESTORE_DELAY);
             // Leave the clipboard alone if the user copied something else meanwhile.
-            if self.clipboard.get_text().ok().as_deref() == Some(text) {
+            let clipboard = &mut self.clipboard;
+            let now = crate::platform::clipboard_change_count();
+            if clipboard_still_ours(ours, now, || {
+                clipboard.get_text().ok().as_deref() == Some(text)
+            }) {
                 restored = self.clipboard.set_text(previous).is_ok();
             }
         }
@@ -177,9 +203,59 @@ impl Injector {
     }
 }
 
+/// Whether the clipboard still holds the text the app put there, so the user's previous text
+/// may be put back. Where the system counts clipboard changes (macOS's pasteboard
+/// `changeCount`, `ours` right after the app set it, `now` after the paste) the counts decide:
+/// reading the clipboard a second time in one dictation can show macOS's clipboard-privacy
+/// prompt. Elsewhere `reads_back_ours` reads it and compares.
+pub fn clipboard_still_ours(
+    ours: Option<i64>,
+    now: Option<i64>,
+    reads_back_ours: impl FnOnce() -> bool,
+) -> bool {
+    match (ours, now) {
+        (Some(ours), Some(now)) => ours == now,
+        _ => reads_back_ours(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_change_count_decides_without_reading_the_clipboard_again() {
+        let read_back = |result: bool| {
+            move || -> bool { panic!("the clipboard was read again (would say {result})") }
+        };
+        // Nothing else was copied since the app set its text: restore.
+        assert!(clipboard_still_ours(Some(41), Some(41), read_back(false)));
+        // The user copied something meanwhile: leave it.
+        assert!(!clipboard_still_ours(Some(41), Some(42), read_back(true)));
+    }
+
+    #[test]
+    fn without_a_change_count_the_text_is_compared() {
+        // Linux: no count, the clipboard is read back.
+        assert!(clipboard_still_ours(None, None, || true));
+        assert!(!clipboard_still_ours(None, None, || false));
+        // A count that could not be read after the paste falls back to comparing too.
+        assert!(!clipboard_still_ours(Some(7), None, || false));
+    }
+
+    #[test]
+    fn the_keystroke_sender_never_opens_the_system_prompt() {
+        let settings = keyboard_settings();
+        assert!(!settings.open_prompt_to_get_permissions);
+        // The rest stays enigo's default (Linux's delay, keys released on drop).
+        assert_eq!(
+            enigo::Settings {
+                open_prompt_to_get_permissions: true,
+                ..settings
+            },
+            enigo::Settings::default()
+        );
+    }
 
     #[test]
     fn output_modes_round_trip_through_their_names() {

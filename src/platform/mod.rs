@@ -2,6 +2,14 @@
 //! query of the OS; the decisions made from the answers live in portable code (and the parsing
 //! of what the OS returns is portable too, so Linux tests exercise it).
 
+mod input;
+mod notifications;
+mod power;
+
+pub use input::{clipboard_change_count, prime_keyboard_events, symbolic_hotkeys_plist};
+pub use notifications::{set_notification_sender, show_notification};
+pub use power::{performance_cores, UserActivity};
+
 /// Whether this is macOS, for the few portable decisions that differ there (key names shown as
 /// ⌃⌥⌘, template icons).
 pub const IS_MACOS: bool = cfg!(target_os = "macos");
@@ -339,12 +347,16 @@ fn open_with_system(args: &[&std::ffi::OsStr]) -> std::io::Result<()> {
 }
 
 /// Platform touches on the event loop: on macOS the app lives only in the menu bar (no Dock
-/// icon, no app menu), as `LSUIElement` says for the bundle; elsewhere nothing.
+/// icon, no app menu), as `LSUIElement` says for the bundle, and it does not take the focus
+/// from the app in front when it starts (tao activates the app at launch ignoring the other
+/// apps unless told otherwise: a launch at login or a restart would pull the focus away from
+/// where the person types); elsewhere nothing.
 pub fn configure_event_loop<T: 'static>(event_loop: &mut tao::event_loop::EventLoop<T>) {
     #[cfg(target_os = "macos")]
     {
         use tao::platform::macos::{ActivationPolicy, EventLoopExtMacOS};
         event_loop.set_activation_policy(ActivationPolicy::Accessory);
+        event_loop.set_activate_ignoring_other_apps(false);
     }
     #[cfg(not(target_os = "macos"))]
     {
