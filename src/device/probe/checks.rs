@@ -268,9 +268,9 @@ const STEP_OFFSET: i64 = 37;
 /// for the prompt and for one step, and a `[rows, heads, 448, 64]` key and value cache whose
 /// every slot holds numbers (slots after the current position are a previous window's
 /// leftovers), so a kernel that lets them through the mask is off by a lot. Two rows (beam
-/// search), base's eight heads, every model's head width.
+/// search), four heads, every model's head width.
 fn inputs_masked_attention(rng: &mut SplitMix64) -> TorchResult<Tensors> {
-    let (rows, heads, width) = (2, 8, 64);
+    let (rows, heads, width) = (2, 4, 64);
     Ok(vec![
         rng.symmetric(&[rows, heads, PROMPT_TOKENS, width], 1.5)?,
         rng.symmetric(&[rows, heads, 1, width], 1.5)?,

@@ -617,7 +617,7 @@ mod tests {
             Ok(d) => assert!(d.relative < 1e-5, "{}", d.relative),
             Err(problem) => panic!("{problem}"),
         }
-        assert_eq!(model[1].size(), [2, 8, 1, 64], "one query step");
+        assert_eq!(model[1].size(), [2, 4, 1, 64], "one query step");
     }
 
     #[test]
