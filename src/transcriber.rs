@@ -6,12 +6,13 @@
 
 use crate::device::errors::Decision;
 use crate::device::manager::{DeviceManager, ManagerConfig};
+use crate::device::sample_check::{judge_sample_words, SampleWords};
 use crate::device::tuning::{candidates, fastest, CachedChoice, OptimizationLevel, TuningCache};
 use crate::device::workload::{dictation_workloads, score, WorkloadTime};
 use crate::device::{DeviceKind, Operation};
 use crate::whisper::{
-    Engine, EngineError, LoadError, LoadOptions, PaddingEncoding, Phase, PhaseObserver,
-    StepWeights, TranscribeError, TranscribeParams, Transcript,
+    CacheLayout, Engine, EngineError, LoadError, LoadOptions, PaddingEncoding, Phase,
+    PhaseObserver, StepWeights, TranscribeError, TranscribeParams, Transcript,
 };
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -116,6 +117,45 @@ impl Transcriber {
         }
     }
 
+    /// The GPU warm-up: transcribes the built-in sample (paying for the device's lazy set-up
+    /// before the first dictation) and checks its words ([`judge_sample_words`]). Words other
+    /// than the sample's mean the GPU computes wrong numbers: the manager records it as
+    /// WrongResults ([`DeviceManager::wrong_results`]) and the model moves to the CPU. Returns
+    /// the verdict, or `None` when no words were judged (the model is on the CPU, or the
+    /// transcription failed and the usual fallback already moved it).
+    pub fn warm_up_on_sample(&mut self) -> Result<Option<SampleWords>, TranscriberError> {
+        let gpu = self.on;
+        if !gpu.is_gpu() {
+            return Ok(None);
+        }
+        let Some(sample) = dictation_workloads()
+            .ok()
+            .and_then(|w| w.into_iter().next())
+        else {
+            return Ok(None);
+        };
+        let params = TranscribeParams {
+            language: Some("en".into()),
+            temperatures: vec![0.0],
+            // The per-window token budget is a margin plus a rate; a rate of 0 leaves the
+            // margin: every later step has the shapes of the first ones.
+            max_tokens_per_second: Some(0.0),
+            ..TranscribeParams::default()
+        };
+        let transcript = self.transcribe(&sample.audio, &params)?;
+        if self.on != gpu {
+            return Ok(None);
+        }
+        let words = judge_sample_words(&transcript.text);
+        if let Some(message) = words.failure_message() {
+            let decision = self.manager.wrong_results(gpu, Operation::Decode, &message);
+            if decision == Decision::RetryOnCpu {
+                self.move_to(DeviceKind::Cpu)?;
+            }
+        }
+        Ok(Some(words))
+    }
+
     /// After a fallback, a GPU whose backoff expired gets another chance.
     fn return_to_gpu_if_due(&mut self) {
         if self.on.is_gpu() {
@@ -196,7 +236,12 @@ fn load_on(
         steps: step_weights_for(manager.config()),
     };
     match Engine::load(model_dir, &opts) {
-        Ok(engine) => {
+        Ok(mut engine) => {
+            if let Some(gpu) = manager.backend(kind).simulated {
+                // The GPUs' decoder, computed on the CPU (broken where the simulation says).
+                engine.set_cache_layout(CacheLayout::Fixed);
+                engine.set_masked_attention(gpu.masked_attention());
+            }
             manager.succeeded(kind, Operation::Load);
             Ok(engine)
         }

@@ -461,6 +461,118 @@ fn a_probe_that_catches_wrong_numbers_keeps_the_model_on_the_cpu() {
     run.assert_said_once(WRONG_RESULTS_M1_EN);
 }
 
+/// A GPU whose kernel reads the wrong rows of the decoder's boolean attention mask (MPS shipped
+/// such faults): the probe's `masked_attention` check, which runs the decoder's own call, is the
+/// one check that fails, and the text comes from the CPU.
+#[test]
+fn a_gpu_that_computes_the_decoders_masked_attention_wrong_is_caught_by_the_probe() {
+    let state = State::new();
+    let spec = [(SIMULATE, "mps,wrong=attention")];
+    let (run, json) = state.transcribe_json(&spec, "en");
+    assert_eq!(json["device"], "cpu", "{json}");
+    run.assert_said_once(WRONG_RESULTS_M1_EN);
+
+    let report = state.devices(&spec);
+    let probe = &device(&report, "mps")["probe"];
+    let failed: Vec<&Value> = probe["checks"]
+        .as_array()
+        .expect("probe checks")
+        .iter()
+        .filter(|c| c["passed"] == false)
+        .collect();
+    assert_eq!(failed.len(), 1, "{probe:#}");
+    assert_eq!(failed[0]["name"], "masked_attention");
+    assert_eq!(failed[0]["category"], "wrong_results");
+    assert_placed_on(&report, "cpu");
+    for op in ["load", "encode", "decode"] {
+        assert_eq!(outcomes(&report, "mps", op), vec![], "{op}");
+    }
+}
+
+/// The same GPU when its probe passed (a report cached as passed, as a GPU whose fault the
+/// probe's shapes miss leaves): the model loads on it, the warm-up hears the built-in sample
+/// wrong, and that is a device failure like any other — recorded, explained, the model on the
+/// CPU — remembered by the next process even with no backoff at all.
+#[test]
+fn a_gpu_whose_warm_up_words_are_wrong_moves_the_model_to_the_cpu_for_good() {
+    use tch::Kind;
+    use whisper_dictation::device::manager::{DeviceManager, ManagerConfig};
+    use whisper_dictation::device::probe::{run_probe, ProbeCache, ProbeKey, ProbeTarget};
+    use whisper_dictation::device::simulated::SimulatedGpu;
+    use whisper_dictation::device::DeviceKind;
+    use whisper_dictation::transcriber::Transcriber;
+    use whisper_dictation::whisper::TranscribeParams;
+
+    let state = State::new();
+    let wrong = SimulatedGpu::parse("mps,wrong=attention").unwrap();
+    let passed = run_probe(&ProbeTarget::simulated(
+        SimulatedGpu::parse("mps").unwrap(),
+        Kind::Float,
+    ));
+    assert!(passed.passed(), "{passed:#?}");
+    let mut cache = ProbeCache::load(state.path());
+    let key = ProbeKey::for_target(&ProbeTarget::simulated(wrong.clone(), Kind::Float));
+    cache.insert(key, passed);
+    cache.save().unwrap();
+
+    tch::set_num_threads(2);
+    let mut config = ManagerConfig::new(state.path().to_path_buf());
+    config.simulated = Some(wrong);
+    let manager = DeviceManager::open(config);
+    let mut transcriber = Transcriber::load(&common::model_dir("tiny.en"), manager).unwrap();
+    assert_eq!(transcriber.device(), DeviceKind::Mps, "the probe passed");
+    let words = transcriber.warm_up_on_sample().unwrap().expect("judged");
+    println!("warm-up on the wrong GPU: {words:?}");
+    assert!(words.is_wrong(), "{words:?}");
+    assert_eq!(transcriber.device(), DeviceKind::Cpu);
+    assert_eq!(
+        transcriber.take_notices(),
+        vec![WRONG_RESULTS_M1_EN.to_string()]
+    );
+    // The CPU hears what was said.
+    let clip = common::fixtures().join("clips/en_kal.wav");
+    let audio = whisper_dictation::audio::wav::read_wav_16k(&clip).unwrap();
+    let params = TranscribeParams {
+        language: Some("en".into()),
+        ..TranscribeParams::default()
+    };
+    let text = transcriber.transcribe(&audio, &params).unwrap().text;
+    assert!(text.to_lowercase().contains(SPOKEN), "{text:?}");
+    assert_eq!(
+        transcriber.device(),
+        DeviceKind::Cpu,
+        "no return to the GPU"
+    );
+    drop(transcriber);
+
+    // What the next process sees, with no backoff at all: the CPU, said once, the GPU untouched.
+    let spec = [(SIMULATE, "mps,wrong=attention"), NO_BACKOFF];
+    let report = state.devices(&spec);
+    assert_placed_on(&report, "cpu");
+    assert_eq!(
+        outcomes(&report, "mps", "decode"),
+        vec![None, Some("wrong_results".to_string())],
+        "the warm-up's decode ran, then its words were judged wrong"
+    );
+    let checks = device(&report, "mps")["probe"]["checks"]
+        .as_array()
+        .unwrap();
+    let last = checks.last().unwrap();
+    assert_eq!(
+        (&last["name"], &last["passed"], &last["category"]),
+        (
+            &"warm_up_words".into(),
+            &false.into(),
+            &"wrong_results".into()
+        ),
+        "{checks:#?}"
+    );
+    let (run, json) = state.transcribe_json(&spec, "en");
+    assert_eq!(json["device"], "cpu", "{json}");
+    run.assert_said_once(WRONG_RESULTS_M1_EN);
+    assert_eq!(outcomes(&state.devices(&spec), "mps", "load"), vec![None]);
+}
+
 // ---------------------------------------------------------------------------------------------
 // 6. Out of memory
 

@@ -22,7 +22,6 @@ use crate::device::manager::DeviceManager;
 use crate::device::policy::{Placement, Reason};
 use crate::device::setup::{manager_config, Overrides};
 use crate::device::tuning::default_beam_size;
-use crate::device::workload::dictation_workloads;
 use crate::device::{DeviceKind, Operation};
 use crate::recordings::RecordingStore;
 use crate::settings::Settings;
@@ -229,7 +228,13 @@ impl WorkerThread {
             Ok((mut transcriber, why)) => {
                 let load = started.elapsed();
                 let warm_started = Instant::now();
-                warm_up(&mut transcriber);
+                let warmed_on = transcriber.device();
+                let why = if warm_up(&mut transcriber) {
+                    // The GPU failed its self-test: the sample's words.
+                    Reason::ProbeFailed { gpu: warmed_on }
+                } else {
+                    why
+                };
                 let warm_up = warm_started.elapsed();
                 crate::platform::release_freed_memory();
                 emit_notices(&self.emit, &mut transcriber);
@@ -592,10 +597,24 @@ fn open_manager(request: &ModelRequest) -> Result<DeviceManager, String> {
 /// On a GPU the model runs once on a real dictation (the built-in sample), which also shows the
 /// device manager that the device really works: the encoder's one full window, and the decoder
 /// until [`TOKEN_BUDGET_MARGIN`](crate::whisper::params::TOKEN_BUDGET_MARGIN) tokens (every later
-/// step has the shapes of the first ones). On the CPU, where nothing is judged, one encoder block
+/// step has the shapes of the first ones), whose words must be the sample's
+/// ([`Transcriber::warm_up_on_sample`]): a GPU that hears something else computes wrong numbers,
+/// and the model moves to the CPU. On the CPU, where nothing is judged, one encoder block
 /// and a few decoder steps set up every kernel ([`Whisper::warm_up`](crate::whisper::model::Whisper::warm_up)):
-/// the other blocks have the same shapes. BENCHMARKS.md has what each costs.
-fn warm_up(transcriber: &mut Transcriber) {
+/// the other blocks have the same shapes. BENCHMARKS.md has what each costs. Returns whether
+/// the GPU's words were wrong (the model is on the CPU now).
+fn warm_up(transcriber: &mut Transcriber) -> bool {
+    let mut wrong = false;
+    if transcriber.device().is_gpu() {
+        match transcriber.warm_up_on_sample() {
+            Ok(Some(words)) => {
+                wrong = words.is_wrong();
+                tracing::info!(?words, "GPU warm-up words");
+            }
+            Ok(None) => {}
+            Err(e) => tracing::warn!("warm-up failed: {e}"),
+        }
+    }
     if transcriber.device() == DeviceKind::Cpu {
         let _no_grad = tch::no_grad_guard();
         if let Err(e) = transcriber
@@ -605,24 +624,8 @@ fn warm_up(transcriber: &mut Transcriber) {
         {
             tracing::warn!("warm-up failed: {e}");
         }
-        return;
     }
-    let Some(sample) = dictation_workloads()
-        .ok()
-        .and_then(|w| w.into_iter().next())
-    else {
-        return;
-    };
-    let params = TranscribeParams {
-        language: Some("en".into()),
-        temperatures: vec![0.0],
-        // The per-window token budget is a margin plus a rate; a rate of 0 leaves the margin.
-        max_tokens_per_second: Some(0.0),
-        ..TranscribeParams::default()
-    };
-    if let Err(e) = transcriber.transcribe(&sample.audio, &params) {
-        tracing::warn!("warm-up failed: {e}");
-    }
+    wrong
 }
 
 /// Primes the model for [`PaddingEncoding::Primed`] right after "ready": one full encoder pass

@@ -208,6 +208,11 @@ pub const KNOWN_MESSAGES: &[(ErrorCategory, &str, &str)] = &[
         fixture!("wrong_results.probe.txt"),
     ),
     (
+        ErrorCategory::WrongResults,
+        "wrong_results.warm_up_words.txt",
+        fixture!("wrong_results.warm_up_words.txt"),
+    ),
+    (
         ErrorCategory::Unknown,
         "unknown.mps_command_buffer_internal_error.txt",
         fixture!("unknown.mps_command_buffer_internal_error.txt"),
@@ -244,6 +249,8 @@ pub fn known_messages(category: ErrorCategory) -> impl Iterator<Item = &'static 
 const CRASH_PHRASE: &str = "process ended during a device operation";
 /// The phrase [`wrong_results_message`] uses and [`classify`] looks for.
 const WRONG_RESULTS_PHRASE: &str = "results differ from the cpu";
+/// The phrase [`wrong_words_message`] uses and [`classify`] looks for.
+const WRONG_WORDS_PHRASE: &str = "words differ from the built-in sample";
 
 /// The text recorded when a crash marker for `op` on `device` is found at the next start.
 pub fn crash_message(device: DeviceKind, op: Operation) -> String {
@@ -255,6 +262,14 @@ pub fn wrong_results_message(check: &str, max_abs_diff: f32, tolerance: f32) -> 
     format!(
         "device results differ from the CPU in probe check '{check}': \
          max abs difference {max_abs_diff} > tolerance {tolerance}"
+    )
+}
+
+/// The text recorded when the model on a device heard the built-in sample wrong (the GPU
+/// warm-up's words check, [`super::sample_check`]): `wer_percent` word errors, `heard` the words.
+pub fn wrong_words_message(wer_percent: f64, heard: &str) -> String {
+    format!(
+        "the model's {WRONG_WORDS_PHRASE}'s text: {wer_percent:.0} % word errors (heard {heard:?})"
     )
 }
 
@@ -310,7 +325,7 @@ fn is_crash(text: &str) -> bool {
 }
 
 fn is_wrong_results(text: &str) -> bool {
-    text.contains(WRONG_RESULTS_PHRASE)
+    contains_any(text, &[WRONG_RESULTS_PHRASE, WRONG_WORDS_PHRASE])
 }
 
 /// "Could not run 'aten::…' with arguments from the 'SparseMPS' backend" (or SparseCUDA, …).
@@ -551,6 +566,12 @@ mod tests {
         // A check named after a float64 op must still read as wrong results.
         let wrong_f64 = wrong_results_message("mps float64 cast", 1.0, 0.001);
         assert_eq!(classify(&wrong_f64), ErrorCategory::WrongResults);
+        let words = wrong_words_message(100.0, "!!!!!!!!");
+        assert!(known_messages(ErrorCategory::WrongResults).any(|t| t == words));
+        // Whatever the model heard (here words that read like other categories) stays quoted
+        // after the phrase that decides.
+        let noisy = wrong_words_message(93.4, "out of memory, not supported on MPS");
+        assert_eq!(classify(&noisy), ErrorCategory::WrongResults);
     }
 
     #[test]

@@ -7,7 +7,9 @@ use super::backend::{detect, Backend, DeviceChoice};
 use super::errors::{classify, decide, user_message, Decision, ErrorCategory};
 use super::history::{now_unix, BackoffPolicy, History, HistoryStore, Outcome, Warning};
 use super::policy::{choose, Placement, Reason};
-use super::probe::{probe_in_child, run_probe, ProbeCache, ProbeKey, ProbeReport, ProbeTarget};
+use super::probe::{
+    probe_in_child, run_probe, CheckResult, ProbeCache, ProbeKey, ProbeReport, ProbeTarget,
+};
 use super::simulated::SimulatedGpu;
 use super::tuning::{chosen_precision, precision_for, Capabilities, OptimizationLevel};
 use super::{DeviceKind, Operation};
@@ -16,6 +18,10 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Duration;
 use tch::Kind;
+
+/// The probe report's check that records the warm-up's words on the device
+/// ([`DeviceManager::wrong_results`]).
+pub const WARM_UP_WORDS_CHECK: &str = "warm_up_words";
 
 /// How long a first probe in a child process may take before it counts as a hang.
 const CHILD_PROBE_TIMEOUT: Duration = Duration::from_secs(60);
@@ -67,6 +73,9 @@ pub struct DeviceManager {
     /// GPU operations that failed in this process and later succeeded (for "works again").
     recovering: Vec<DeviceKind>,
     explained: Option<Placement>,
+    /// GPUs whose failed probe (or wrong words) the user has been told about in this process:
+    /// the verdict cannot change before the next start, so it is said once.
+    told_probe_failed: Vec<DeviceKind>,
 }
 
 impl DeviceManager {
@@ -85,6 +94,7 @@ impl DeviceManager {
             notices: Vec::new(),
             recovering: Vec::new(),
             explained: None,
+            told_probe_failed: Vec::new(),
         };
         for warning in warnings {
             tracing::warn!("{warning}");
@@ -181,13 +191,17 @@ impl DeviceManager {
             _ => run_probe(&target),
         };
         self.probes.insert(key, report.clone());
+        self.save_probes();
+        report
+    }
+
+    fn save_probes(&self) {
         if let Err(e) = self.probes.save() {
             tracing::warn!(
                 "{}: cannot save the probe cache: {e}",
                 self.probes.path().display()
             );
         }
-        report
     }
 
     /// Just before `op` runs on `kind`: marks it in flight on disk (GPUs only: a crash inside
@@ -260,6 +274,36 @@ impl DeviceManager {
         (category, decision)
     }
 
+    /// The model's own output on `kind` proved wrong (the warm-up heard the built-in sample
+    /// wrong: `message` from [`super::sample_check::SampleWords::failure_message`]) after `op`
+    /// ran without an error. A failure like any other — recorded in the history as
+    /// WrongResults, explained to the user, and the decision returned (the CPU, for a GPU) — and
+    /// also a failed check in the device's probe report, cached on disk: the GPU stays off the
+    /// placement, across restarts and after the backoff, until libtorch, the app or the OS
+    /// changes (the probe's key), when it is probed and warmed up afresh.
+    pub fn wrong_results(&mut self, kind: DeviceKind, op: Operation, message: &str) -> Decision {
+        let (category, decision) = self.failed(kind, op, message, 1);
+        if !kind.is_gpu() {
+            return decision;
+        }
+        let target = self.probe_target(kind, Kind::Float);
+        let mut report = self.probe(kind, Kind::Float);
+        report
+            .checks
+            .retain(|check| check.name != WARM_UP_WORDS_CHECK);
+        report.checks.push(CheckResult::failed(
+            WARM_UP_WORDS_CHECK,
+            message.to_string(),
+            category,
+        ));
+        self.probes.insert(ProbeKey::for_target(&target), report);
+        self.save_probes();
+        self.verdicts
+            .insert((kind, format!("{:?}", Kind::Float)), false);
+        self.told_probe_failed.push(kind);
+        decision
+    }
+
     /// User-facing messages (in the UI language) since the last call.
     pub fn take_notices(&mut self) -> Vec<String> {
         std::mem::take(&mut self.notices)
@@ -320,7 +364,8 @@ impl DeviceManager {
                     using,
                 });
             }
-            Reason::ProbeFailed { gpu } => {
+            Reason::ProbeFailed { gpu } if !self.told_probe_failed.contains(gpu) => {
+                self.told_probe_failed.push(*gpu);
                 let report = self.probe(*gpu, Kind::Float);
                 let category = match report.first_failure().and_then(|c| c.category) {
                     // The probe's child process died in this run: not "the app closed last time".

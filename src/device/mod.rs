@@ -11,6 +11,7 @@ pub mod history;
 pub mod manager;
 pub mod policy;
 pub mod probe;
+pub mod sample_check;
 pub mod setup;
 pub mod simulated;
 pub mod threads;

@@ -1,18 +1,25 @@
 //! A simulated GPU for tests and demos on machines without one, chosen by the environment
 //! variable `WHISPER_DICTATION_SIMULATE_GPU`. It computes on the CPU but presents itself as MPS
 //! or CUDA, and at operation boundaries it can fail with the real libtorch error texts, abort
-//! the process (as MPS does with "LLVM ERROR"), or corrupt probe results (as MPS sometimes
-//! silently does). Real MPS and CUDA go through exactly the same device-manager code.
+//! the process (as MPS does with "LLVM ERROR"), corrupt probe results, or compute the model's
+//! own attention wrong (as MPS sometimes silently does). Real MPS and CUDA go through exactly
+//! the same device-manager code, and the model runs the GPUs' decoder layout on it (the fixed
+//! 448-slot cache attended through a boolean mask).
 //!
 //! Grammar (comma-separated, first item the kind):
-//! `mps|cuda[,fail=OP:CATEGORY]...[,abort=OP[@N]]...[,corrupt=CHECK]...[,name=NAME]`
+//! `mps|cuda[,fail=OP:CATEGORY]...[,abort=OP[@N]]...[,corrupt=CHECK]...[,wrong=PART]...[,name=NAME]`
 //! e.g. `mps,name=M1,fail=load:sparse_backend,corrupt=conv1d`. OP is load, encode, decode or
 //! probe; CATEGORY one of the [`ErrorCategory`] names (snake_case); CHECK a probe check name.
 //! `abort=encode@2` aborts at the process's second encode on the device (the app's warm-up is
-//! the first: the second is a dictation's), `abort=encode` at the first.
+//! the first: the second is a dictation's), `abort=encode` at the first. `corrupt=CHECK` spoils
+//! only that probe check's output; `wrong=attention` makes the decoder's masked self-attention
+//! read the wrong rows of its boolean mask ([`MaskedAttention::MisreadsMask`], the kind of fault
+//! PyTorch fixed in MPS's decode kernels) wherever it runs: in the real model (wrong words) and in the probe's
+//! `masked_attention` check, which runs the model's function.
 
 use super::errors::{example_message, ErrorCategory};
 use super::{DeviceKind, Operation};
+use crate::whisper::attention::MaskedAttention;
 
 pub const ENV_VAR: &str = "WHISPER_DICTATION_SIMULATE_GPU";
 
@@ -25,7 +32,12 @@ pub struct SimulatedGpu {
     /// Operations that abort the process, at which of their runs in it (1 = the first).
     pub abort: Vec<(Operation, u32)>,
     pub corrupt: Vec<String>,
+    /// Parts of the model that compute wrong numbers ([`WRONG_PARTS`]).
+    pub wrong: Vec<String>,
 }
+
+/// What `wrong=PART` may name: the decoder's masked self-attention.
+pub const WRONG_PARTS: [&str; 1] = ["attention"];
 
 #[derive(Debug, thiserror::Error, PartialEq)]
 #[error("{ENV_VAR}: {0}")]
@@ -56,6 +68,7 @@ impl SimulatedGpu {
             fail: Vec::new(),
             abort: Vec::new(),
             corrupt: Vec::new(),
+            wrong: Vec::new(),
         };
         for item in items {
             let (key, value) = item
@@ -81,6 +94,13 @@ impl SimulatedGpu {
                     gpu.abort.push((parse_op(op)?, at));
                 }
                 "corrupt" => gpu.corrupt.push(value.to_string()),
+                "wrong" if WRONG_PARTS.contains(&value) => gpu.wrong.push(value.to_string()),
+                "wrong" => {
+                    return Err(SpecError(format!(
+                        "'{value}' in '{item}' is not a part that can be wrong ({})",
+                        WRONG_PARTS.join(", ")
+                    )))
+                }
                 "name" => gpu.name = value.to_string(),
                 _ => return Err(SpecError(format!("unknown key '{key}'"))),
             }
@@ -105,6 +125,16 @@ impl SimulatedGpu {
     /// Whether the probe check `check` should return silently wrong numbers.
     pub fn corrupts(&self, check: &str) -> bool {
         self.corrupt.iter().any(|c| c == check || c == "all")
+    }
+
+    /// How the decoder's masked attention is computed on this device, in the model and in the
+    /// probe alike.
+    pub fn masked_attention(&self) -> MaskedAttention {
+        if self.wrong.iter().any(|part| part == "attention") {
+            MaskedAttention::MisreadsMask
+        } else {
+            MaskedAttention::Exact
+        }
     }
 }
 
@@ -157,6 +187,14 @@ mod tests {
         assert!(SimulatedGpu::parse("mps,abort=encode@0").is_err());
         assert!(SimulatedGpu::parse("mps,abort=encode@x").is_err());
         assert!(gpu.corrupts("conv1d") && !gpu.corrupts("linear"));
+        assert_eq!(gpu.masked_attention(), MaskedAttention::Exact);
+        let wrong = SimulatedGpu::parse("mps,name=M1,wrong=attention").unwrap();
+        assert_eq!(wrong.wrong, vec!["attention".to_string()]);
+        assert_eq!(wrong.masked_attention(), MaskedAttention::MisreadsMask);
+        assert!(
+            !wrong.corrupts("masked_attention"),
+            "a model fault, not a probe one"
+        );
         let err = gpu.before(Operation::Load).unwrap_err();
         assert!(err.contains("SparseMPS"), "{err}");
         assert_eq!(gpu.before(Operation::Decode), Ok(()));
@@ -176,6 +214,10 @@ mod tests {
             .unwrap_err()
             .0
             .contains("melted"));
+        assert!(SimulatedGpu::parse("mps,wrong=conv1d")
+            .unwrap_err()
+            .0
+            .contains("attention"));
         assert!(SimulatedGpu::parse("cuda,colour=red")
             .unwrap_err()
             .0

@@ -9,8 +9,13 @@ use crate::audio::wav::{read_wav_bytes, AudioError};
 use std::path::Path;
 use std::time::Duration;
 
-/// The sample the workloads are made of (5.1 s of English speech), built in.
+/// The sample the workloads are made of (5.1 s of English speech), built in: the test clip
+/// `tests/fixtures/clips/en_slt.wav`.
 const SAMPLE: &[u8] = include_bytes!("../../assets/sample.wav");
+/// What the sample says (`tests/fixtures/clips/texts.json`, `en_slt.wav`); the GPU warm-up's
+/// words are checked against it ([`super::sample_check`]).
+pub const SAMPLE_TEXT: &str =
+    "The quarterly report is almost finished, but the charts still need more work.";
 pub const SAMPLE_RATE: u32 = 16_000;
 /// Copies of the sample in the long workload, each followed by a second of silence.
 const LONG_REPEATS: usize = 6;
@@ -76,6 +81,16 @@ mod tests {
         assert!((4.0..8.0).contains(&w[0].seconds()), "{}", w[0].seconds());
         assert_eq!(w[1].name, "long");
         assert!(w[1].seconds() > 30.0, "two windows: {}", w[1].seconds());
+    }
+
+    #[test]
+    fn the_sample_is_the_en_slt_clip_and_its_text_is_that_clips() {
+        let clips = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/clips");
+        assert!(SAMPLE == std::fs::read(clips.join("en_slt.wav")).unwrap().as_slice());
+        let texts: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(clips.join("texts.json")).unwrap())
+                .unwrap();
+        assert_eq!(texts["en_slt.wav"], SAMPLE_TEXT);
     }
 
     #[test]

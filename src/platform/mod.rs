@@ -30,6 +30,35 @@ pub fn apple_chip_name() -> Option<String> {
     }
 }
 
+/// The OS version on a Mac: product version and build (`sysctl -n kern.osproductversion
+/// kern.osversion`, e.g. "14.4.1 (23E224)"); MPS's kernels ship with it, so the probe cache is
+/// keyed by it. `None` elsewhere or when `sysctl` fails.
+pub fn os_version() -> Option<String> {
+    #[cfg(target_os = "macos")]
+    {
+        let out = std::process::Command::new("/usr/sbin/sysctl")
+            .args(["-n", "kern.osproductversion", "kern.osversion"])
+            .output()
+            .ok()?;
+        os_version_from_sysctl(&String::from_utf8_lossy(&out.stdout))
+    }
+    #[cfg(not(target_os = "macos"))]
+    {
+        None
+    }
+}
+
+/// `sysctl -n kern.osproductversion kern.osversion`'s two lines ("14.4.1\n23E224\n") as
+/// "14.4.1 (23E224)"; the product version alone when the build is missing (portable).
+pub fn os_version_from_sysctl(text: &str) -> Option<String> {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let product = lines.next()?;
+    Some(match lines.next() {
+        Some(build) => format!("{product} ({build})"),
+        None => product.to_string(),
+    })
+}
+
 /// A moment as the local clock and calendar show it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LocalTime {
@@ -488,6 +517,19 @@ mod tests {
             first_apple_language("The domain/default pair does not exist"),
             None
         );
+    }
+
+    #[test]
+    fn the_os_version_is_the_product_version_and_build() {
+        assert_eq!(
+            os_version_from_sysctl("14.4.1\n23E224\n"),
+            Some("14.4.1 (23E224)".into())
+        );
+        assert_eq!(os_version_from_sysctl("15.0\n"), Some("15.0".into()));
+        assert_eq!(os_version_from_sysctl(""), None);
+        if !IS_MACOS {
+            assert_eq!(os_version(), None);
+        }
     }
 
     #[test]

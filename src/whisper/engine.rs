@@ -3,6 +3,7 @@
 //! against each other), and `Engine::transcribe(audio, params)` returns segments. Per-call state
 //! (the decoder caches) lives inside the call, so one engine serves many calls.
 
+use super::attention::MaskedAttention;
 use super::loader::{load_weights, GenerationConfig, Layout, LoadError, LoadOptions};
 use super::model::{CacheLayout, Whisper};
 use super::params::TranscribeParams;
@@ -109,9 +110,16 @@ impl Engine {
         &self.model
     }
 
-    /// Overrides the decoder cache layout chosen for the device (tests compare the two).
+    /// Overrides the decoder cache layout chosen for the device (tests compare the two; a
+    /// simulated GPU takes the GPUs' layout).
     pub fn set_cache_layout(&mut self, layout: CacheLayout) {
         self.model.set_cache_layout(layout);
+    }
+
+    /// How the fixed cache's masked attention is computed (the simulated GPU's `wrong=attention`
+    /// breaks it).
+    pub fn set_masked_attention(&mut self, kernel: MaskedAttention) {
+        self.model.set_masked_attention(kernel);
     }
 
     pub fn tokenizer(&self) -> &Tokenizer {

@@ -2,6 +2,7 @@
 //! encoder/decoder forward passes with key-value caches, decoding, and the one entry point that
 //! turns audio into segments ([`Engine`]).
 
+pub mod attention;
 pub mod ct2;
 pub mod decode;
 pub mod dims;
@@ -21,6 +22,7 @@ pub mod tokenizer;
 pub mod transcribe;
 pub mod weights;
 
+pub use attention::MaskedAttention;
 pub use engine::{Engine, EngineError};
 pub use loader::{Layout, LoadError, LoadOptions};
 pub use model::CacheLayout;

@@ -9,6 +9,7 @@
 //! operation on MPS, out-of-memory on a GPU) surfaces as a [`ModelError`] the device manager can
 //! act on, instead of a panic.
 
+use super::attention::{self as kernels, MaskedAttention};
 use super::dims::ModelDims;
 use super::gemm::Gemm;
 use super::padding::{PrimedPadding, PADDING_MARGIN_POSITIONS};
@@ -100,6 +101,9 @@ pub struct Whisper {
     /// The same for the decoder's layers.
     decoder_gemm: Gemm,
     cache_layout: CacheLayout,
+    /// How the fixed cache's masked attention is computed (exact, except on a simulated GPU
+    /// told to get it wrong).
+    masked_attention: MaskedAttention,
     device: Device,
     /// The encoder's and the token embedding's kind (the model's precision).
     kind: Kind,
@@ -158,6 +162,8 @@ pub struct DecoderState {
     /// With [`CacheLayout::Fixed`]: `[n_text_ctx, n_text_ctx]`, true where position `row` may
     /// see position `col` (`col <= row`); step masks are row slices of it.
     causal: Option<Tensor>,
+    /// The model's [`MaskedAttention`] when decoding started.
+    kernel: MaskedAttention,
 }
 
 impl DecoderState {
@@ -229,6 +235,7 @@ impl Whisper {
             gemm,
             decoder_gemm: Gemm::for_device(device, decoder_kind),
             cache_layout: CacheLayout::for_device(device),
+            masked_attention: MaskedAttention::Exact,
             device,
             kind,
             decoder_kind,
@@ -243,6 +250,12 @@ impl Whisper {
 
     pub fn cache_layout(&self) -> CacheLayout {
         self.cache_layout
+    }
+
+    /// Makes the fixed cache's masked attention compute `kernel` (the simulated GPU's
+    /// `wrong=attention` breaks it; see [`MaskedAttention`]).
+    pub fn set_masked_attention(&mut self, kernel: MaskedAttention) {
+        self.masked_attention = kernel;
     }
 
     pub fn dims(&self) -> &ModelDims {
@@ -593,6 +606,7 @@ impl Whisper {
             self_kv,
             len: 0,
             causal,
+            kernel: self.masked_attention,
         })
     }
 
@@ -717,11 +731,8 @@ fn merge_heads(x: &Tensor) -> Result<Tensor> {
         .stage("merge heads")
 }
 
-/// Softmax attention; Whisper's q·k scaling by `head_dim^-0.25` on each side is the usual
-/// `1/sqrt(head_dim)` scale, which `scaled_dot_product_attention` applies.
 fn attention(q: &Tensor, k: &Tensor, v: &Tensor, causal: bool) -> Result<Tensor> {
-    Tensor::f_scaled_dot_product_attention(q, k, v, None::<Tensor>, 0.0, causal, None, false)
-        .stage("attention")
+    kernels::attention(q, k, v, causal).stage("attention")
 }
 
 fn qkv_heads(gemm: Gemm, x: &Tensor, attn: &SelfAttention, heads: usize) -> Result<[Tensor; 3]> {
@@ -801,18 +812,8 @@ fn self_attention_cached(
             .and_then(|()| cache_v.f_narrow(2, offset, n))
             .and_then(|mut slot| slot.f_copy_(&v))
             .stage("self-attention cache")?;
-        let mask = causal.f_narrow(0, offset, n).stage("mask")?;
-        let a = Tensor::f_scaled_dot_product_attention(
-            &q,
-            cache_k,
-            cache_v,
-            Some(&mask),
-            0.0,
-            false,
-            None,
-            false,
-        )
-        .stage("attention")?;
+        let a = kernels::cached_attention(&q, cache_k, cache_v, causal, offset, state.kernel)
+            .stage("attention")?;
         let a = linear(gemm, &merge_heads(&a)?, &attn.out, "decoder attn out")?;
         return x.f_add(&a).stage("decoder attn residual");
     }
@@ -833,14 +834,8 @@ fn self_attention_cached(
     x.f_add(&a).stage("decoder attn residual")
 }
 
-/// Boolean mask `[n, past + n]` letting new token `i` see the past and new tokens `0..=i`.
 fn causal_mask_after(past: i64, n: i64, device: Device) -> Result<Tensor> {
-    let cols = Tensor::f_arange(past + n, (Kind::Int64, device)).stage("mask")?;
-    let rows = Tensor::f_arange(n, (Kind::Int64, device))
-        .and_then(|r| r.f_add_scalar(past))
-        .and_then(|r| r.f_unsqueeze(1))
-        .stage("mask")?;
-    cols.f_le_tensor(&rows).stage("mask")
+    kernels::causal_mask_after(past, n, device).stage("mask")
 }
 
 fn cross_attention(
