@@ -27,8 +27,9 @@ fi
 
 # The files that must be Linux-only as a whole, and the Linux-only things that may appear
 # in test code only inside them.
-linux_only=(tests/desktop.rs tests/desktop_overlay.rs tests/desktop_recovery.rs
-  tests/app_rig/mod.rs tests/gpu_link.rs)
+# Every X11 desktop test (tests/desktop*.rs), their app rig and the ELF link check.
+mapfile -t desktop_tests < <(cd "$root" && ls tests/desktop*.rs)
+linux_only=("${desktop_tests[@]}" tests/app_rig/mod.rs tests/gpu_link.rs)
 for file in "${linux_only[@]}"; do
   grep -qx '#!\[cfg(target_os = "linux")\]' "$root/$file" \
     || { say "$file is not gated with #![cfg(target_os = \"linux\")]"; exit 1; }
@@ -64,7 +65,7 @@ png = "$(version_of png)"
 name = "desktop_demo"
 path = "$root/examples/desktop_demo.rs"
 TOML
-  for file in tests/desktop.rs tests/desktop_overlay.rs tests/desktop_recovery.rs tests/gpu_link.rs; do
+  for file in "${desktop_tests[@]}" tests/gpu_link.rs; do
     name=$(basename "$file" .rs)
     printf '\n[[test]]\nname = "%s"\npath = "%s"\n' "$name" "$root/$file"
   done

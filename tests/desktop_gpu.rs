@@ -16,6 +16,9 @@
 //! Needs what `tests/desktop.rs` needs (`scripts/setup.sh --test`, the `base` model). Logs are
 //! left in `target/desktop-gpu/`.
 
+// Linux only: an X11 desktop (Xvfb, xdotool, PulseAudio) and /proc; on macOS this file is empty.
+#![cfg(target_os = "linux")]
+
 mod app_rig;
 mod rig;
 
