@@ -709,14 +709,7 @@ fn a_developer_id_build_gets_the_hardened_runtime_and_a_timestamp() {
         String::from_utf8_lossy(&output.stderr)
     );
     let calls = mac.calls();
-    let signs: Vec<&Vec<String>> = calls
-        .iter()
-        .filter(|c| c[0] == "codesign" && !c.contains(&"--verify".to_string()))
-        .collect();
-    assert_eq!(signs.len(), DYLIBS.len() + 1);
-    for call in signs {
-        let at = call.iter().position(|a| a == "--sign").unwrap();
-        assert_eq!(call[at + 1], identity);
+    for call in signing_calls(&calls, identity) {
         let runtime = call.iter().position(|a| a == "--options").unwrap();
         assert_eq!(call[runtime + 1], "runtime");
         assert!(call.contains(&"--timestamp".to_string()), "{call:?}");
@@ -745,14 +738,7 @@ fn a_self_signed_identity_signs_without_the_hardened_runtime() {
         String::from_utf8_lossy(&output.stderr)
     );
     let calls = mac.calls();
-    let signs: Vec<&Vec<String>> = calls
-        .iter()
-        .filter(|c| c[0] == "codesign" && !c.contains(&"--verify".to_string()))
-        .collect();
-    assert_eq!(signs.len(), DYLIBS.len() + 1);
-    for call in signs {
-        let at = call.iter().position(|a| a == "--sign").unwrap();
-        assert_eq!(call[at + 1], identity);
+    for call in signing_calls(&calls, identity) {
         assert!(!call.contains(&"--options".to_string()), "{call:?}");
         assert!(call.contains(&"--timestamp=none".to_string()), "{call:?}");
     }
@@ -761,4 +747,19 @@ fn a_self_signed_identity_signs_without_the_hardened_runtime() {
     assert_eq!(app_sign[1], identity);
     assert_eq!(app_sign[3], "runtime=no");
     assert_eq!(app_sign[4], "signing=self-signed");
+}
+
+/// The codesign calls that signed (not the final --verify): every dylib, then the app, each
+/// with `identity`.
+fn signing_calls<'a>(calls: &'a [Vec<String>], identity: &str) -> Vec<&'a Vec<String>> {
+    let signs: Vec<&Vec<String>> = calls
+        .iter()
+        .filter(|c| c[0] == "codesign" && !c.contains(&"--verify".to_string()))
+        .collect();
+    assert_eq!(signs.len(), DYLIBS.len() + 1, "{signs:?}");
+    for call in &signs {
+        let at = call.iter().position(|a| a == "--sign").unwrap();
+        assert_eq!(call[at + 1], identity, "{call:?}");
+    }
+    signs
 }

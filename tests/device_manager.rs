@@ -442,12 +442,7 @@ fn a_probe_that_catches_wrong_numbers_keeps_the_model_on_the_cpu() {
 
     let report = state.devices(&spec);
     let probe = &device(&report, "mps")["probe"];
-    let failed: Vec<&Value> = probe["checks"]
-        .as_array()
-        .expect("probe checks")
-        .iter()
-        .filter(|c| c["passed"] == false)
-        .collect();
+    let failed = failed_checks(probe);
     assert_eq!(failed.len(), 1, "{probe:#}");
     assert_eq!(failed[0]["name"], "conv1d");
     assert_eq!(failed[0]["category"], "wrong_results");
@@ -474,12 +469,7 @@ fn a_gpu_that_computes_the_decoders_masked_attention_wrong_is_caught_by_the_prob
 
     let report = state.devices(&spec);
     let probe = &device(&report, "mps")["probe"];
-    let failed: Vec<&Value> = probe["checks"]
-        .as_array()
-        .expect("probe checks")
-        .iter()
-        .filter(|c| c["passed"] == false)
-        .collect();
+    let failed = failed_checks(probe);
     assert_eq!(failed.len(), 1, "{probe:#}");
     assert_eq!(failed[0]["name"], "masked_attention");
     assert_eq!(failed[0]["category"], "wrong_results");
@@ -797,4 +787,14 @@ fn without_a_gpu_only_the_cpu_is_listed_and_used() {
     );
     assert!(report["libtorch"].as_str().unwrap().starts_with("2.13.0"));
     assert_eq!(table.stderr, "");
+}
+
+/// The checks of a device's probe report that did not pass.
+fn failed_checks(probe: &Value) -> Vec<&Value> {
+    probe["checks"]
+        .as_array()
+        .expect("probe checks")
+        .iter()
+        .filter(|c| c["passed"] == false)
+        .collect()
 }
