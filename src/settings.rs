@@ -4,11 +4,14 @@
 //! bad value costs only its own field. It holds where Whisper runs and how the device manager
 //! talks, and the menu-bar app's choices (hotkey, mode, output, language, model, microphone,
 //! limits). Values are strings or numbers as the user would write them; the app parses them
-//! where they are used and falls back on a bad one.
+//! where they are used and falls back on a bad one. The file is the person's (they edit it by
+//! hand); the app writes it only through [`file`], one key per menu choice.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+pub mod file;
 
 pub const SETTINGS_FILE: &str = "settings.json";
 pub const SCHEMA_VERSION: u32 = 1;
@@ -175,13 +178,6 @@ impl Settings {
             )
         });
         (settings, problem.map(|p| warning(&path, p, false)))
-    }
-
-    /// Writes `dir/settings.json` atomically (temp name in the same folder, then rename).
-    pub fn save(&self, dir: &Path) -> std::io::Result<()> {
-        std::fs::create_dir_all(dir)?;
-        let json = serde_json::to_string_pretty(self)?;
-        crate::atomic_file::write(&dir.join(SETTINGS_FILE), json.as_bytes())
     }
 
     /// A non-empty string setting, for layering under flags and environment variables.
@@ -389,28 +385,5 @@ mod tests {
         assert!(started.elapsed() < std::time::Duration::from_secs(2));
         assert_eq!(settings.model, "small");
         assert_eq!(bad, vec!["optimize".to_string()]);
-    }
-
-    #[test]
-    fn saving_round_trips_and_leaves_no_temp_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let s = Settings {
-            device: "mps".into(),
-            ui_lang: "pl".into(),
-            hotkey: "ctrl+shift+space".into(),
-            hotkey_mode: "toggle".into(),
-            output: "copy".into(),
-            language: "pl".into(),
-            model: "small".into(),
-            input_device: "USB Mic".into(),
-            max_recording_secs: 300,
-            keep_microphone_open: false,
-            prompt: "Wrocław, Kubernetes".into(),
-            keep_recordings: 3,
-            ..Settings::default()
-        };
-        s.save(dir.path()).unwrap();
-        assert_eq!(Settings::load(dir.path()).0, s);
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 }

@@ -1,6 +1,8 @@
-//! What the menu's choices do: each one changes the settings, saves them (atomically, a failure
-//! said), and applies them at once — the hotkey re-registered, the microphone reopened, the
-//! overlay turned off or moved, the model reloaded — with no restart.
+//! What the menu's choices do: each one changes the settings, writes its own key into
+//! settings.json (only that key, in the file as it is on disk: [`crate::settings::file`], the one
+//! writer of the file; a damaged file is never written, a failure is said), and applies it at
+//! once — the hotkey re-registered, the microphone reopened, the overlay turned off or moved, the
+//! model reloaded — with no restart. Also the wording's re-reading of a hand-edited file.
 
 use super::notices::Notice;
 use super::output::OutputCommand;
@@ -11,6 +13,7 @@ use super::tray::MenuAction;
 use super::wording::Wording;
 use super::{recorder_config, App};
 use crate::audio::capture::{RecorderCommand, PRE_ROLL};
+use crate::settings::file::{self, SettingKey};
 use crate::settings::Settings;
 use global_hotkey::hotkey::HotKey;
 use std::str::FromStr;
@@ -28,7 +31,7 @@ impl App {
             MenuAction::Retry => self.input(Input::Retry),
             MenuAction::Model(name) => {
                 self.settings.model = name;
-                self.save_settings();
+                self.save_choice(SettingKey::Model);
                 self.load_model();
             }
             MenuAction::DownloadModel(name) => self.download_clicked(&name, false),
@@ -40,24 +43,24 @@ impl App {
             }
             MenuAction::Language(language) => {
                 self.settings.language = language;
-                self.save_settings();
+                self.save_choice(SettingKey::Language);
             }
             MenuAction::Device(device) => {
                 self.settings.device = device;
-                self.save_settings();
+                self.save_choice(SettingKey::Device);
                 self.load_model();
             }
             MenuAction::HotkeyMode(mode) => {
                 if let Some(parsed) = HotkeyMode::parse(&mode) {
                     self.settings.hotkey_mode = parsed.name().to_string();
-                    self.save_settings();
+                    self.save_choice(SettingKey::HotkeyMode);
                     self.input(Input::ModeChanged(parsed));
                 }
             }
             MenuAction::Hotkey(text) => self.change_hotkey(text),
             MenuAction::Microphone(name) => {
                 self.settings.input_device = name;
-                self.save_settings();
+                self.save_choice(SettingKey::InputDevice);
                 self.recorder
                     .send(RecorderCommand::Configure(recorder_config(&self.settings)));
                 self.show_microphone();
@@ -65,23 +68,23 @@ impl App {
             MenuAction::Encoder(choice) => {
                 // The next transcription reads it; a first fast one primes the model.
                 self.settings.encoder = choice;
-                self.save_settings();
+                self.save_choice(SettingKey::Encoder);
                 tracing::info!(encoder = %self.settings.encoder, "encoder changed");
             }
             MenuAction::Output(mode) => {
                 self.settings.output = mode.name().to_string();
-                self.save_settings();
+                self.save_choice(SettingKey::Output);
                 tracing::info!(output = mode.name(), "output mode changed");
                 self.check_permissions();
             }
             MenuAction::Overlay => {
                 self.settings.overlay = !self.settings.overlay;
-                self.save_settings();
+                self.save_choice(SettingKey::Overlay);
                 self.configure_overlay();
             }
             MenuAction::OverlayPosition(position) => {
                 self.settings.overlay_position = position.name().to_string();
-                self.save_settings();
+                self.save_choice(SettingKey::OverlayPosition);
                 self.configure_overlay();
             }
             MenuAction::EditVocabulary => self.edit_vocabulary(),
@@ -113,7 +116,7 @@ impl App {
                 self.hotkey = Some(new);
                 super::warn_if_system_shortcut(&self.notifier, self.lang, &text);
                 self.settings.hotkey = text;
-                self.save_settings();
+                self.save_choice(SettingKey::Hotkey);
             }
             Err(e) => {
                 self.notify(&Notice::HotkeyUnavailable {
@@ -148,13 +151,48 @@ impl App {
         self.overlay.configure(self.settings.overlay, position);
     }
 
-    pub(super) fn save_settings(&mut self) {
-        if let Err(e) = self.settings.save(&self.paths.state_dir) {
-            self.notify(&Notice::SettingsNotSaved {
-                detail: format!("{}: {e}", self.paths.state_dir.display()),
-            });
+    /// Writes the menu's choice `key` (already set in `self.settings`) into settings.json: that
+    /// key only, in the file as it is on disk now ([`crate::settings::file`]), so what the person
+    /// saved there by hand is kept; then reads the file's wording again, so a vocabulary saved a
+    /// minute ago applies to the next dictation. A file that cannot be taken (not JSON, a newer
+    /// schema) is left byte for byte as it is: the choice applies in memory only, and the notice
+    /// says so once (again only when the problem changes).
+    pub(super) fn save_choice(&mut self, key: SettingKey) {
+        match file::set_key(&self.paths.state_dir, &self.settings, key) {
+            Ok(written) => {
+                tracing::info!(key = key.name(), ?written, "setting saved");
+                self.read_edited_wording();
+            }
+            Err(e) if e.is_kept() => {
+                tracing::warn!(
+                    key = key.name(),
+                    "{e}; the file is kept as it is and the choice applies in memory only"
+                );
+                // Nothing in it can be read; the next dictation need not say so again.
+                self.settings_changed = settings_modified(&self.paths.state_dir);
+                self.say_settings_problem(
+                    e.to_string(),
+                    Notice::SettingsKept {
+                        detail: e.to_string(),
+                    },
+                );
+            }
+            Err(e) => {
+                tracing::warn!(key = key.name(), "{e}");
+                self.notify(&Notice::SettingsNotSaved {
+                    detail: e.to_string(),
+                });
+            }
         }
-        self.settings_changed = settings_modified(&self.paths.state_dir);
+    }
+
+    /// Notifies `notice` about a settings.json `problem` unless that problem was the last one
+    /// said (a notice at every menu click or every dictation would only annoy).
+    fn say_settings_problem(&mut self, problem: String, notice: Notice) {
+        if self.settings_problem_said.as_deref() != Some(problem.as_str()) {
+            self.notify(&notice);
+            self.settings_problem_said = Some(problem);
+        }
     }
 
     /// "Vocabulary and replacements…": settings.json (written first if there is none, so every
@@ -162,8 +200,10 @@ impl App {
     /// the next dictation ([`Self::reload_edited_wording`]).
     fn edit_vocabulary(&mut self) {
         let path = self.paths.state_dir.join(crate::settings::SETTINGS_FILE);
-        if !path.exists() {
-            self.save_settings();
+        match file::create_if_missing(&self.paths.state_dir, &self.settings) {
+            Ok(true) => self.settings_changed = settings_modified(&self.paths.state_dir),
+            Ok(false) => {}
+            Err(e) => tracing::warn!("{e}"),
         }
         match crate::platform::open_text_file(&path) {
             Ok(()) => tracing::info!(path = %path.display(), "settings opened for editing"),
@@ -172,25 +212,35 @@ impl App {
     }
 
     /// When settings.json changed since the app last read or wrote it (edited by hand), takes
-    /// its prompt, vocabulary, replacements, spoken commands and fillers setting again; the
-    /// other settings are the menu's and apply at the next start. A damaged file keeps the
-    /// current wording and says what is wrong.
+    /// its wording again ([`Self::read_edited_wording`]).
     pub(super) fn reload_edited_wording(&mut self) {
-        let changed = settings_modified(&self.paths.state_dir);
-        if changed == self.settings_changed {
-            return;
+        if settings_modified(&self.paths.state_dir) != self.settings_changed {
+            self.read_edited_wording();
         }
-        self.settings_changed = changed;
+    }
+
+    /// Takes settings.json's prompt, vocabulary, replacements, spoken commands and fillers
+    /// setting as the file has them now; the other settings are the menu's and a hand edit of
+    /// them applies at the next start (the file keeps it: the menu writes only its own key). A
+    /// damaged file keeps the current wording and says what is wrong (once per problem).
+    fn read_edited_wording(&mut self) {
+        self.settings_changed = settings_modified(&self.paths.state_dir);
         let (edited, warning) = Settings::load(&self.paths.state_dir);
-        if let Some(warning) = warning {
-            tracing::warn!("{warning}");
-            self.notify(&Notice::SettingsDamaged {
-                detail: warning.file_and_problem(),
-                whole_file: warning.whole_file,
-            });
-            if warning.whole_file {
-                return;
+        match warning {
+            Some(warning) => {
+                tracing::warn!("{warning}");
+                self.say_settings_problem(
+                    warning.file_and_problem(),
+                    Notice::SettingsDamaged {
+                        detail: warning.file_and_problem(),
+                        whole_file: warning.whole_file,
+                    },
+                );
+                if warning.whole_file {
+                    return;
+                }
             }
+            None => self.settings_problem_said = None,
         }
         self.settings.prompt = edited.prompt;
         self.settings.vocabulary = edited.vocabulary;

@@ -110,6 +110,9 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
     crate::platform::configure_event_loop(&mut event_loop);
     let proxy = event_loop.create_proxy();
     let notifier = Notifier::spawn()?;
+    let settings_problem_said = settings_warning
+        .as_ref()
+        .map(crate::settings::SettingsWarning::file_and_problem);
     if let Some(warning) = settings_warning {
         tracing::warn!("{warning}");
         notify_of(
@@ -164,6 +167,7 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
     let mut app = App {
         wording,
         settings_changed,
+        settings_problem_said,
         overlay,
         wakeup: wakeup::Wakeup::spawn(move || wake(()))?,
         hotkeys,
@@ -276,6 +280,9 @@ struct App {
     /// When settings.json was last changed as the app knows it (a later change was made by
     /// hand: "Vocabulary…" — its wording is read again before the next dictation).
     settings_changed: Option<std::time::SystemTime>,
+    /// The settings.json problem last notified (`choices.rs`): said once, not at every menu
+    /// choice or dictation; `None` once the file reads cleanly.
+    settings_problem_said: Option<String>,
     /// The panel shown while dictating.
     overlay: Overlay,
     /// Wakes the loop at the deadline it waits for.

@@ -74,7 +74,7 @@ impl App {
                         self.failed_model = None;
                         // Switch to it: the worker loads and warms it as for a menu choice.
                         self.settings.model = model;
-                        self.save_settings();
+                        self.save_choice(crate::settings::file::SettingKey::Model);
                         self.load_model();
                     }
                     Err(failure) if failure.cancelled => {

@@ -49,6 +49,11 @@ pub enum Notice {
     SettingsNotSaved {
         detail: String,
     },
+    /// A menu choice found settings.json unusable (not JSON, a newer schema): the file is kept
+    /// as it is and the choice applies until the app quits.
+    SettingsKept {
+        detail: String,
+    },
     NothingToRetry,
     AlreadyRunning,
     /// Keystrokes are not allowed (macOS Accessibility); the text was copied instead.
@@ -275,6 +280,19 @@ impl Notice {
                     "Settings damaged"
                 };
                 (title.into(), format!("{detail}. {consequence}"))
+            }
+            Notice::SettingsKept { detail } => {
+                if pl {
+                    (
+                        "Nie zmieniono pliku ustawień".into(),
+                        format!("{detail}. Wybór obowiązuje do zamknięcia aplikacji, a plik zostaje bez zmian: popraw go w edytorze."),
+                    )
+                } else {
+                    (
+                        "Settings file not changed".into(),
+                        format!("{detail}. The choice applies until the app quits and the file is left as it is: correct it in an editor."),
+                    )
+                }
             }
             Notice::SettingsNotSaved { detail } => {
                 if pl {
@@ -691,6 +709,42 @@ mod tests {
             );
             let (_, body) = notice.text(UiLang::Pl);
             assert!(body.ends_with(pl), "{body}");
+        }
+    }
+
+    #[test]
+    fn a_menu_choice_on_a_damaged_file_says_the_file_is_kept_in_both_languages() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("settings.json"),
+            "{\n  \"language\": \u{201C}en\"\n}",
+        )
+        .unwrap();
+        let settings = crate::settings::Settings::default();
+        let key = crate::settings::file::SettingKey::Language;
+        let error = crate::settings::file::set_key(dir.path(), &settings, key).unwrap_err();
+        let notice = Notice::SettingsKept {
+            detail: error.to_string(),
+        };
+        for (lang, summary, kept) in [
+            (
+                UiLang::En,
+                "Settings file not changed",
+                "the file is left as it is",
+            ),
+            (
+                UiLang::Pl,
+                "Nie zmieniono pliku ustawień",
+                "plik zostaje bez zmian",
+            ),
+        ] {
+            let (title, body) = notice.text(lang);
+            assert_eq!(title, summary);
+            assert!(
+                body.contains("settings.json") && body.contains("line 2, column 15"),
+                "{body}"
+            );
+            assert!(body.contains(kept), "{body}");
         }
     }
 
