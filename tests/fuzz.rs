@@ -330,7 +330,7 @@ fn tokenizer_json() {
 fn settings_json() {
     let dir = folder();
     let mut seeds = Vec::new();
-    Settings::default().save(&dir).unwrap();
+    whisper_dictation::settings::file::create_if_missing(&dir, &Settings::default()).unwrap();
     seeds.push(fs::read(dir.join("settings.json")).unwrap());
     let mut custom: serde_json::Value =
         serde_json::from_slice(&seeds[0]).expect("settings are JSON");
@@ -354,6 +354,54 @@ fn settings_json() {
             match Settings::load(path.parent().unwrap()) {
                 (_, None) => Ok(Verdict::Accepted),
                 (_, Some(warning)) => names(&warning.to_string(), &path.display().to_string()),
+            }
+        },
+    );
+    assert_ran(&report, n);
+}
+
+/// settings.json's one writer ([`whisper_dictation::settings::file`]): whatever the file holds,
+/// a menu choice either leaves it byte for byte (a file it refuses, with an error naming it) or
+/// changes only its own key, every other key's value as it was.
+#[test]
+fn settings_json_menu_choice() {
+    use whisper_dictation::settings::file::{create_if_missing, set_key, SettingKey};
+    let dir = folder();
+    create_if_missing(&dir, &Settings::default()).unwrap();
+    let path = dir.join("settings.json");
+    let whole = fs::read(&path).unwrap();
+    let hand = b"{\n    \"vocabulary\": [\"Agnieszka\", \"Wroc\\u0142aw\"],\n    \"note\": {\"a\": [1, \"}\"]},\n    \"language\":\"en\"\n}".to_vec();
+    let seeds = vec![whole, hand];
+    let n = seeds.len();
+    let chosen = Settings {
+        language: "fuzzed".into(),
+        ..Settings::default()
+    };
+    let report = fuzzer::run(
+        Target::new("settings_json_menu_choice", Format::Json, seeds),
+        move |bytes| {
+            fs::write(&path, bytes).map_err(|e| e.to_string())?;
+            let before: Option<serde_json::Value> = serde_json::from_slice(bytes).ok();
+            match set_key(&dir, &chosen, SettingKey::Language) {
+                Err(e) if e.is_kept() => {
+                    if fs::read(&path).map_err(|e| e.to_string())? != bytes {
+                        return Err(format!("a refused file was changed ({e})"));
+                    }
+                    names(&e.to_string(), &path.display().to_string())
+                }
+                Err(e) => Err(e.to_string()),
+                Ok(_) => {
+                    let after: serde_json::Value =
+                        serde_json::from_slice(&fs::read(&path).map_err(|e| e.to_string())?)
+                            .map_err(|e| format!("written, and no longer JSON: {e}"))?;
+                    let mut expected = before.ok_or("a file that is no JSON was written")?;
+                    expected["language"] = "fuzzed".into();
+                    if after == expected {
+                        Ok(Verdict::Accepted)
+                    } else {
+                        Err(format!("more than the language changed: {after}"))
+                    }
+                }
             }
         },
     );
