@@ -102,6 +102,18 @@ fn choose_language(
         .unwrap_or_else(|e| panic!("Language ▸ the item of key {key}: {e}"))
 }
 
+/// settings.json once it no longer reads `before` (the menu choice was handled just before).
+fn file_once_written(path: &Path, before: &str) -> String {
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let now = fs::read_to_string(path).unwrap();
+        if now != before || std::time::Instant::now() >= deadline {
+            return now;
+        }
+        thread::sleep(Duration::from_millis(50));
+    }
+}
+
 #[test]
 fn hand_edited_settings_survive_menu_choices() {
     let (desktop, out, state) = fresh_desktop("desktop-settings-file");
@@ -119,17 +131,26 @@ fn hand_edited_settings_survive_menu_choices() {
 
     // (a) Saved by hand while the app runs, then a menu choice.
     fs::write(&path, HAND_EDITED).unwrap();
-    let saved = choose_language(&desktop, &mut app, &out, "n", "setting saved");
-    assert_eq!(
-        rig::log_field(&saved, "key").as_deref(),
-        Some("language"),
-        "{saved}"
+    choose_language(
+        &desktop,
+        &mut app,
+        &out,
+        "n",
+        "menu action=Language(\"en\")",
     );
-    let on_disk = fs::read_to_string(&path).unwrap();
+    let on_disk = file_once_written(&path, HAND_EDITED);
     assert_eq!(
         on_disk,
         HAND_EDITED.replace("\"auto:pl,en\"", "\"en\""),
         "only the language's value may change"
+    );
+    let saved = app
+        .wait_for_log("setting saved", Duration::from_secs(5))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        rig::log_field(&saved, "key").as_deref(),
+        Some("language"),
+        "{saved}"
     );
     let reloaded = app
         .wait_for_log("wording settings reloaded", Duration::from_secs(5))

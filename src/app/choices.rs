@@ -229,13 +229,19 @@ impl App {
         match warning {
             Some(warning) => {
                 tracing::warn!("{warning}");
-                self.say_settings_problem(
-                    warning.file_and_problem(),
+                let detail = warning.file_and_problem();
+                // Not "using the default settings" as at start: the app keeps what it has.
+                let notice = if warning.whole_file {
+                    Notice::SettingsKept {
+                        detail: detail.clone(),
+                    }
+                } else {
                     Notice::SettingsDamaged {
-                        detail: warning.file_and_problem(),
-                        whole_file: warning.whole_file,
-                    },
-                );
+                        detail: detail.clone(),
+                        whole_file: false,
+                    }
+                };
+                self.say_settings_problem(detail, notice);
                 if warning.whole_file {
                     return;
                 }

@@ -49,8 +49,9 @@ pub enum Notice {
     SettingsNotSaved {
         detail: String,
     },
-    /// A menu choice found settings.json unusable (not JSON, a newer schema): the file is kept
-    /// as it is and the choice applies until the app quits.
+    /// settings.json, read again while the app runs (a menu choice, or a hand edit before a
+    /// dictation), is unusable as a whole (not JSON, a newer schema): the file is kept as it is,
+    /// the app goes on with the settings it has, and menu choices last until it quits.
     SettingsKept {
         detail: String,
     },
@@ -285,12 +286,12 @@ impl Notice {
                 if pl {
                     (
                         "Nie zmieniono pliku ustawień".into(),
-                        format!("{detail}. Wybór obowiązuje do zamknięcia aplikacji, a plik zostaje bez zmian: popraw go w edytorze."),
+                        format!("{detail}. Plik zostaje bez zmian; dopóki go nie poprawisz, aplikacja działa z obecnymi ustawieniami, a wybory z menu obowiązują do jej zamknięcia."),
                     )
                 } else {
                     (
                         "Settings file not changed".into(),
-                        format!("{detail}. The choice applies until the app quits and the file is left as it is: correct it in an editor."),
+                        format!("{detail}. The file is left as it is; until you correct it, the app goes on with its current settings, and menu choices last until it quits."),
                     )
                 }
             }
@@ -730,12 +731,12 @@ mod tests {
             (
                 UiLang::En,
                 "Settings file not changed",
-                "the file is left as it is",
+                "The file is left as it is",
             ),
             (
                 UiLang::Pl,
                 "Nie zmieniono pliku ustawień",
-                "plik zostaje bez zmian",
+                "Plik zostaje bez zmian",
             ),
         ] {
             let (title, body) = notice.text(lang);
