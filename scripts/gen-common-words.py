@@ -16,7 +16,7 @@ import pathlib
 
 import wordfreq
 
-TOP = 30000
+TOP = 50000
 MIN_LETTERS = 6
 OUT = pathlib.Path(__file__).resolve().parent.parent / "resources" / "wording"
 

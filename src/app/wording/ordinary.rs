@@ -1,6 +1,6 @@
 //! The ordinary words of English and Polish that a vocabulary's near-miss correction never
 //! rewrites ("waiter" is no misspelling of an entry "Walter", nor "poznam" of "Poznań"). The
-//! lists are `resources/wording/common-words-{en,pl}.txt`: the 30,000 most frequent words of
+//! lists are `resources/wording/common-words-{en,pl}.txt`: the 50,000 most frequent words of
 //! each language (of them, those of six letters or more: shorter words are never near-miss
 //! corrected), from the wordfreq package's data (CC BY-SA 4.0; source, licence and the script
 //! that regenerates them, `scripts/gen-common-words.py`, are in each file's header). They are

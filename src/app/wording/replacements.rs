@@ -142,4 +142,29 @@ mod tests {
         assert_eq!(replacements(&[]).apply("cube"), "cube");
         assert_eq!(replacements(&[("  ", "x")]).apply("a  b"), "a  b");
     }
+
+    /// Issue 25: a step changes only what the person asked it to.
+    #[test]
+    fn replacements_never_reach_into_other_words() {
+        let r = replacements(&[
+            ("mail", "email"),
+            ("t", "tea"),
+            ("cube", "Kube"),
+            ("um", "UM Gdańsk"),
+        ]);
+        for text in [
+            "Send me an e-mail.",
+            "Don't worry.",
+            "The cube-shaped box.",
+            "Umowa jest gotowa.",
+            "The summary is done.",
+            "Mailing lists are old.",
+            "Wysłałem mail-a.",
+        ] {
+            assert_eq!(r.apply(text), text, "{text:?}");
+        }
+        // A whole word next to a hyphen that joins nothing is still the word.
+        assert_eq!(r.apply("Check your mail - now."), "Check your email - now.");
+        assert_eq!(r.apply("(mail)"), "(email)");
+    }
 }
