@@ -2,11 +2,16 @@
 //! only, with the comma Whisper puts after them, and the sentence's capital and final mark kept
 //! ("Um, I think so." → "I think so."; "Myślę, yyy, że tak." → "Myślę, że tak.").
 //!
-//! What Whisper writes for a hesitation: mostly nothing (it was trained on transcripts that
-//! leave disfluencies out: `base` wrote "I think we should move a meeting to Friday." for
-//! espeak-ng's "I think we should, umm, move the meeting to Friday"); when it does write one, in
-//! English "Um,", "Uh,", "Umm", "Uhm", "Erm", "Hmm", "Mmm", and in Polish "Yyy", "Yy", "Eee",
-//! "Ee", "Hmm", "Mmm". Those are the fillers, per [`Language`]:
+//! What Whisper writes for a hesitation (`base`, `transcribe --json`, checked for issue 25): it
+//! often leaves it out (espeak-ng's "I think we should, umm, move the meeting to Friday" gave
+//! "I think we should move the meeting to Friday."), and where it writes one it normalises it:
+//! espeak-ng's "Hmm. Let me think. Erm, the report is, umm, almost done." gave "Um, let me
+//! think. Um, the report is, um, all not done."; flite's "Uh, so, um, the screw is four
+//! millimetres long, uh, I guess." gave "So, um, this career is 4,000 years long, uh, I guess."
+//! The list also holds the other spellings transcripts use for the same sounds ("Uh", "Hmm",
+//! "Mmm") and, for Polish, the written Polish hesitations "Yyy", "Eee" (espeak-ng's Polish
+//! hesitations gave `base` no text at all, so that list follows how Polish transcripts write
+//! them, not an observation of Whisper). The fillers, per [`Language`]:
 //! - English: um/umm…, uh/uhh…, uhm, erm, and the shared ones;
 //! - Polish: yy/yyy…, ee/eee…, and the shared ones ("um" is Urząd Miejski, "uh" no Polish sound);
 //! - every language (the shared ones): hmm/hmmm… and mmm/mmmm… (three letters or more).
@@ -150,7 +155,22 @@ mod tests {
         assert_eq!(remove("Hmm, no nie wiem.", Polish), "No nie wiem.");
         assert_eq!(remove("Mmm, das ist gut.", Other), "Das ist gut.");
         assert_eq!(remove("Uhm, erm, yes.", English), "Yes.");
-        // A hesitation between two numbers, set off by commas, is still one.
+        // Whisper's own text (`base`) for espeak-ng's and flite's hesitations.
+        assert_eq!(
+            remove(
+                "Um, let me think. Um, the report is, um, all not done.",
+                English
+            ),
+            "Let me think. The report is all not done."
+        );
+        assert_eq!(
+            remove(
+                "So, um, this career is 4,000 years long, uh, I guess.",
+                English
+            ),
+            "So this career is 4,000 years long I guess."
+        );
+        // A hesitation before a number, set off by a comma, is still one.
         assert_eq!(remove("Mam, eee, 4 jabłka.", Polish), "Mam 4 jabłka.");
     }
 
