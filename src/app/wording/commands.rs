@@ -39,144 +39,47 @@ enum Also {
     AWord,
 }
 
-/// The phrases (folded: lowercase, no diacritics), their language and what they mean.
-const COMMANDS: &[(&str, Language, Command, Also)] = &[
-    (
-        "new line",
-        Language::English,
-        Command::Breaks(1),
-        Also::Nothing,
-    ),
-    (
-        "newline",
-        Language::English,
-        Command::Breaks(1),
-        Also::Nothing,
-    ),
-    (
-        "next line",
-        Language::English,
-        Command::Breaks(1),
-        Also::Nothing,
-    ),
-    (
-        "new paragraph",
-        Language::English,
-        Command::Breaks(2),
-        Also::Nothing,
-    ),
-    (
-        "next paragraph",
-        Language::English,
-        Command::Breaks(2),
-        Also::Nothing,
-    ),
-    ("period", Language::English, Command::Mark('.'), Also::AWord),
-    (
-        "full stop",
-        Language::English,
-        Command::Mark('.'),
-        Also::Nothing,
-    ),
-    ("comma", Language::English, Command::Mark(','), Also::AWord),
-    (
-        "question mark",
-        Language::English,
-        Command::Mark('?'),
-        Also::Nothing,
-    ),
-    (
-        "exclamation mark",
-        Language::English,
-        Command::Mark('!'),
-        Also::Nothing,
-    ),
-    (
-        "exclamation point",
-        Language::English,
-        Command::Mark('!'),
-        Also::Nothing,
-    ),
-    ("colon", Language::English, Command::Mark(':'), Also::AWord),
-    (
-        "semicolon",
-        Language::English,
-        Command::Mark(';'),
-        Also::Nothing,
-    ),
-    (
-        "nowa linia",
-        Language::Polish,
-        Command::Breaks(1),
-        Also::Nothing,
-    ),
-    (
-        "nowa linijka",
-        Language::Polish,
-        Command::Breaks(1),
-        Also::Nothing,
-    ),
-    (
-        "nowy wiersz",
-        Language::Polish,
-        Command::Breaks(1),
-        Also::Nothing,
-    ),
-    (
-        "nowy akapit",
-        Language::Polish,
-        Command::Breaks(2),
-        Also::Nothing,
-    ),
-    (
-        "kropka",
-        Language::Polish,
-        Command::Mark('.'),
-        Also::Nothing,
-    ),
-    (
-        "przecinek",
-        Language::Polish,
-        Command::Mark(','),
-        Also::Nothing,
-    ),
-    (
-        "znak zapytania",
-        Language::Polish,
-        Command::Mark('?'),
-        Also::Nothing,
-    ),
-    (
-        "pytajnik",
-        Language::Polish,
-        Command::Mark('?'),
-        Also::Nothing,
-    ),
-    (
-        "wykrzyknik",
-        Language::Polish,
-        Command::Mark('!'),
-        Also::Nothing,
-    ),
-    (
-        "znak wykrzyknika",
-        Language::Polish,
-        Command::Mark('!'),
-        Also::Nothing,
-    ),
-    (
-        "dwukropek",
-        Language::Polish,
-        Command::Mark(':'),
-        Also::Nothing,
-    ),
-    (
-        "srednik",
-        Language::Polish,
-        Command::Mark(';'),
-        Also::Nothing,
-    ),
+/// The English phrases (folded: lowercase, no diacritics) and what they mean.
+const ENGLISH: &[(&str, Command, Also)] = &[
+    ("new line", Command::Breaks(1), Also::Nothing),
+    ("newline", Command::Breaks(1), Also::Nothing),
+    ("next line", Command::Breaks(1), Also::Nothing),
+    ("new paragraph", Command::Breaks(2), Also::Nothing),
+    ("next paragraph", Command::Breaks(2), Also::Nothing),
+    ("period", Command::Mark('.'), Also::AWord),
+    ("full stop", Command::Mark('.'), Also::Nothing),
+    ("comma", Command::Mark(','), Also::AWord),
+    ("question mark", Command::Mark('?'), Also::Nothing),
+    ("exclamation mark", Command::Mark('!'), Also::Nothing),
+    ("exclamation point", Command::Mark('!'), Also::Nothing),
+    ("colon", Command::Mark(':'), Also::AWord),
+    ("semicolon", Command::Mark(';'), Also::Nothing),
 ];
+
+/// The Polish phrases (folded) and what they mean.
+const POLISH: &[(&str, Command, Also)] = &[
+    ("nowa linia", Command::Breaks(1), Also::Nothing),
+    ("nowa linijka", Command::Breaks(1), Also::Nothing),
+    ("nowy wiersz", Command::Breaks(1), Also::Nothing),
+    ("nowy akapit", Command::Breaks(2), Also::Nothing),
+    ("kropka", Command::Mark('.'), Also::Nothing),
+    ("przecinek", Command::Mark(','), Also::Nothing),
+    ("znak zapytania", Command::Mark('?'), Also::Nothing),
+    ("pytajnik", Command::Mark('?'), Also::Nothing),
+    ("wykrzyknik", Command::Mark('!'), Also::Nothing),
+    ("znak wykrzyknika", Command::Mark('!'), Also::Nothing),
+    ("dwukropek", Command::Mark(':'), Also::Nothing),
+    ("srednik", Command::Mark(';'), Also::Nothing),
+];
+
+/// The command phrases of `language` (none for a language without a list).
+fn phrases(language: Language) -> &'static [(&'static str, Command, Also)] {
+    match language {
+        Language::English => ENGLISH,
+        Language::Polish => POLISH,
+        Language::Other => &[],
+    }
+}
 
 /// Characters that end a clause.
 fn is_separator(c: char) -> bool {
@@ -225,10 +128,10 @@ fn clauses(text: &str) -> Vec<Clause<'_>> {
 fn phrase(words: &str, language: Language) -> Option<(Command, Also)> {
     let folded = fold(words.trim());
     let folded = folded.split_whitespace().collect::<Vec<_>>().join(" ");
-    COMMANDS
+    phrases(language)
         .iter()
-        .find(|(phrase, lang, _, _)| *phrase == folded && *lang == language)
-        .map(|&(_, _, command, also)| (command, also))
+        .find(|(phrase, _, _)| *phrase == folded)
+        .map(|&(_, command, also)| (command, also))
 }
 
 /// The kind of mark a clause's separators start with (`None`: the start of the text).
@@ -245,9 +148,8 @@ fn commands(parts: &[Clause<'_>], language: Language) -> Vec<Option<Command>> {
             let (command, also) = phrase(parts[i].words, language)?;
             let before = mark_kind(i.checked_sub(1).map(|j| parts[j].after));
             let after = parts[i].after.trim_start_matches(' ').chars().next();
-            let own_sentence = sentence_end(before)
-                && (after.is_none() || sentence_end(after) || parts[i].after.trim().is_empty());
-            if own_sentence {
+            // A sentence of its own: a sentence's end (or the text's) on both sides.
+            if sentence_end(before) && sentence_end(after) {
                 return Some(command);
             }
             if before != Some(',') || also == Also::AWord {
