@@ -3,21 +3,30 @@
 //! 1. **verdict** ([`super::verdict::judge`]): no text, or a phrase Whisper invents on silence,
 //!    gives nothing;
 //! 2. **spoken commands** ([`commands`], `"spoken_commands"`): "new line", "kropka", "znak
-//!    zapytania", … said on their own become their characters;
-//! 3. **fillers** ([`fillers`], `"remove_fillers"`): "um", "uh", "yyy", "eee" taken out;
+//!    zapytania", … said on their own, in the transcript's language, become their characters;
+//! 3. **fillers** ([`fillers`], `"remove_fillers"`): the hesitation sounds of the transcript's
+//!    language ("um", "uh" in English; "yyy", "eee" in Polish; "hmm", "mmm" in any) taken out;
 //! 4. **vocabulary** ([`vocabulary`], `"vocabulary"`): the person's words with their case and
-//!    diacritics, near misses corrected (the vocabulary is also given to Whisper as its prompt:
-//!    [`prompt`]);
+//!    diacritics, near misses corrected, never another form of the entry or an ordinary word
+//!    (the vocabulary is also given to Whisper as its prompt: [`prompt`]);
 //! 5. **replacements** ([`replacements`], `"replacements"`);
 //! 6. **joining** with the previous dictation ([`join`]: a space when it continues the text).
 //!
 //! Steps 1–5 are [`Wording::words`], which the app's worker runs on every transcription (the
 //! overlay's early text included) and `transcribe --as-app` runs on each file; step 6 is done
 //! when the text is delivered, where the previous dictation is known. Pure: no I/O, no state.
+//!
+//! The rule every step keeps: it changes the text only where the evidence is strong, so the
+//! default settings (spoken commands and filler removal on, no vocabulary) leave an ordinary
+//! sentence byte-identical. `tests/wording_corpus.rs` holds them to it on the sentence lists in
+//! `tests/fixtures/wording/`.
 
 pub mod commands;
 pub mod fillers;
 pub mod fold;
+pub mod inflection;
+pub mod language;
+pub mod ordinary;
 pub mod replacements;
 pub mod token;
 pub mod vocabulary;
@@ -26,6 +35,7 @@ use super::verdict::{self, Empty};
 use crate::audio::level::Level;
 use crate::settings::Settings;
 use crate::whisper::Transcript;
+use language::Language;
 use replacements::Replacements;
 use std::time::Duration;
 use vocabulary::Vocabulary;
@@ -53,21 +63,23 @@ impl Wording {
     /// there are none (a text that was only commands' words or fillers gives none either).
     pub fn words(&self, transcript: &Transcript, level: &Level) -> Result<String, Empty> {
         let text = verdict::judge(transcript, level)?;
-        let text = self.rewrite(&text);
+        let text = self.rewrite(&text, &transcript.language);
         if text.trim().is_empty() {
             return Err(Empty::NoText);
         }
         Ok(text)
     }
 
-    /// Steps 2–5 on a text the verdict has let through.
-    pub fn rewrite(&self, text: &str) -> String {
+    /// Steps 2–5 on a text the verdict has let through, in `language` (a Whisper language
+    /// code: "en", "pl"; the commands and fillers of other languages are not known).
+    pub fn rewrite(&self, text: &str, language: &str) -> String {
+        let language = Language::from_code(language);
         let mut text = text.to_string();
         if self.spoken_commands {
-            text = commands::apply(&text);
+            text = commands::apply(&text, language);
         }
         if self.remove_fillers {
-            text = fillers::remove(&text);
+            text = fillers::remove(&text, language);
         }
         text = self.vocabulary.apply(&text);
         self.replacements.apply(&text)
@@ -136,11 +148,14 @@ mod tests {
         let w = wording();
         // Commands before the vocabulary and replacements; fillers before the vocabulary.
         assert_eq!(
-            w.rewrite("Um, deploy it to the kubernetis cluster with cube control. New line."),
+            w.rewrite(
+                "Um, deploy it to the kubernetis cluster with cube control. New line.",
+                "en"
+            ),
             "Deploy it to the Kubernetes cluster with kubectl.\n"
         );
         assert_eq!(
-            w.rewrite("Spotkanie z Zofią Kowalczyk we Wroclawiu, kropka."),
+            w.rewrite("Spotkanie z Zofią Kowalczyk we Wroclawiu, kropka.", "pl"),
             "Spotkanie z Zofią Kowalczyk we Wroclawiu."
         );
         // With the steps turned off only the vocabulary and replacements remain.
@@ -150,7 +165,7 @@ mod tests {
             ..wording()
         };
         assert_eq!(
-            plain.rewrite("Um, meet me in wroclaw. New line."),
+            plain.rewrite("Um, meet me in wroclaw. New line.", "en"),
             "Um, meet me in Wrocław. New line."
         );
     }
@@ -158,13 +173,22 @@ mod tests {
     #[test]
     fn the_default_settings_change_no_ordinary_text() {
         let w = Wording::from_settings(&Settings::default());
-        for text in [
-            "Please remind me to call the dentist tomorrow morning at 9.",
-            "The quarterly report is almost finished, but the charts still need more work.",
-            "Jutro o 10 mamy ważne spotkania na rąbem w sali konferencjonnej.",
-            "We are launching a new line of products next year.",
+        for (text, language) in [
+            (
+                "Please remind me to call the dentist tomorrow morning at 9.",
+                "en",
+            ),
+            (
+                "The quarterly report is almost finished, but the charts still need more work.",
+                "en",
+            ),
+            (
+                "Jutro o 10 mamy ważne spotkania na rąbem w sali konferencjonnej.",
+                "pl",
+            ),
+            ("We are launching a new line of products next year.", "en"),
         ] {
-            assert_eq!(w.rewrite(text), text);
+            assert_eq!(w.rewrite(text, language), text);
         }
     }
 

@@ -1,6 +1,7 @@
 //! The person's replacements ("cube control" → "kubectl", "coffee shop" → "Café Nero"): whole
 //! words and phrases, found whatever their case, written as the person wrote them — except that a
-//! replacement starting a sentence starts with a capital, as the sentence did.
+//! replacement starting a sentence starts with a capital, as the sentence did. A part of a word
+//! is never replaced ("cube" not in "cubes", "mail" not in "e-mail", "kot" not in "Kotlet").
 
 use super::commands::capitalise;
 
@@ -40,14 +41,14 @@ impl Replacements {
         let mut out = String::with_capacity(text.len());
         let mut i = 0;
         while i < chars.len() {
-            let at_word_start = i == 0 || !chars[i - 1].is_alphanumeric();
+            let at_word_start = i == 0 || !in_word(&chars, i - 1);
             let found = at_word_start
                 .then(|| {
                     self.pairs.iter().find(|(said, _)| {
                         let end = i + said.len();
                         end <= lower.len()
                             && lower[i..end] == said[..]
-                            && (end == chars.len() || !chars[end].is_alphanumeric())
+                            && (end == chars.len() || !in_word(&chars, end))
                     })
                 })
                 .flatten();
@@ -74,6 +75,18 @@ impl Replacements {
         }
         out
     }
+}
+
+/// Whether `chars[i]` belongs to a word: a letter or digit, or a hyphen or apostrophe with a
+/// letter or digit on both sides ("e-mail", "don't" are one word: a replacement of "mail" or
+/// "t" does not reach into them).
+fn in_word(chars: &[char], i: usize) -> bool {
+    let alnum = |j: Option<usize>| {
+        j.and_then(|j| chars.get(j))
+            .is_some_and(|c| c.is_alphanumeric())
+    };
+    chars[i].is_alphanumeric()
+        || (matches!(chars[i], '-' | '\'' | '’') && alnum(i.checked_sub(1)) && alnum(Some(i + 1)))
 }
 
 /// One lowercase char per char of `text` (so positions match).
@@ -128,5 +141,30 @@ mod tests {
         }
         assert_eq!(replacements(&[]).apply("cube"), "cube");
         assert_eq!(replacements(&[("  ", "x")]).apply("a  b"), "a  b");
+    }
+
+    /// Issue 25: a step changes only what the person asked it to.
+    #[test]
+    fn replacements_never_reach_into_other_words() {
+        let r = replacements(&[
+            ("mail", "email"),
+            ("t", "tea"),
+            ("cube", "Kube"),
+            ("um", "UM Gdańsk"),
+        ]);
+        for text in [
+            "Send me an e-mail.",
+            "Don't worry.",
+            "The cube-shaped box.",
+            "Umowa jest gotowa.",
+            "The summary is done.",
+            "Mailing lists are old.",
+            "Wysłałem mail-a.",
+        ] {
+            assert_eq!(r.apply(text), text, "{text:?}");
+        }
+        // A whole word next to a hyphen that joins nothing is still the word.
+        assert_eq!(r.apply("Check your mail - now."), "Check your email - now.");
+        assert_eq!(r.apply("(mail)"), "(email)");
     }
 }

@@ -1,12 +1,20 @@
 //! The person's own words written their way. A word or phrase of the text that folds to a
 //! vocabulary entry ("wroclaw", "WROCŁAW") is written as the entry ("Wrocław"); a near miss of
-//! a long enough entry ("Kubernetis", "Zofia Kowalczik") is corrected too. What is never changed:
-//! a word of fewer than 6 letters that is not the entry itself (too many ordinary words are one
-//! letter away from a short name), a word whose first letter differs, and a word that differs
-//! from the entry only in its ending (Polish inflects names: "we Wrocławiu", "z Gdyni", "pani
-//! Kowalczyk" → "pani Kowalczykowej" stay as said).
+//! a long enough entry ("Kubernetis", "Zofia Kowalczik", "Kowalsky", "Agneszka", "Warshawa") is
+//! corrected too. The vocabulary exists to write names right, and Polish inflects them, so what
+//! is never changed:
+//! - another form of the entry ([`super::inflection`]: "do Warszawy", "Warszawie", "pani
+//!   Kowalska", "Agnieszce", "we Wrocławiu"; a diacritic the speech has and the entry lacks, as in
+//!   "z Zofią", is another form too);
+//! - an ordinary word of English or Polish ([`super::ordinary`]: "walked" near "Walker",
+//!   "waiter" near "Walter", "poznam" near "Poznań"), and a word sharing the entry's stem with an
+//!   inflectional ending ("parked" near "Parker", "turned" near "Turner");
+//! - a word of fewer than 6 letters that is not the entry itself (too many ordinary words are
+//!   one letter away from a short name), and a word whose first letter differs.
 
 use super::fold::{edit_distance, fold};
+use super::inflection::same_word;
+use super::ordinary::is_ordinary;
 use super::token::split;
 
 /// The vocabulary prepared for matching.
@@ -132,12 +140,19 @@ fn matches(said: &str, entry: &Entry) -> bool {
     if a.len() < 6 || a.first() != b.first() {
         return false;
     }
-    let common = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
-    // Only the ending differs: an inflected form, not a misspelling.
-    if a.len() != b.len() && common + 3 >= a.len().min(b.len()) {
+    // Word by word: a word that differs from the entry's word must be long enough, and neither
+    // another form of it nor an ordinary word.
+    let said_words: Vec<&str> = folded.split(' ').collect();
+    let entry_words: Vec<&str> = entry.folded.split(' ').collect();
+    if said_words.len() != entry_words.len() {
         return false;
     }
-    edit_distance(&folded, &entry.folded) <= allowed_edits(b.len())
+    let guarded = said_words
+        .iter()
+        .zip(&entry_words)
+        .filter(|(s, e)| s != e)
+        .any(|(s, e)| s.chars().count() < 6 || same_word(s, e) || is_ordinary(s));
+    !guarded && edit_distance(&folded, &entry.folded) <= allowed_edits(b.len())
 }
 
 #[cfg(test)]
@@ -194,5 +209,46 @@ mod tests {
             assert_eq!(v.apply(text), text, "{text:?}");
         }
         assert_eq!(vocabulary(&[]).apply("wroclaw"), "wroclaw");
+    }
+
+    /// Issue 25: a vocabulary rewrote other forms of its entries and ordinary words.
+    #[test]
+    fn other_forms_of_an_entry_and_ordinary_words_are_never_rewritten() {
+        let v = vocabulary(&[
+            "Warszawa",
+            "Agnieszka",
+            "Kowalski",
+            "Walker",
+            "Parker",
+            "Turner",
+            "Walter",
+            "Poznań",
+        ]);
+        for text in [
+            "Jadę do Warszawy.",
+            "Kocham Warszawę.",
+            "Mieszkam w Warszawie.",
+            "Dzwoniłem do Agnieszki.",
+            "Dałem to Agnieszce.",
+            "Pani Kowalska dzwoniła.",
+            "Państwo Kowalscy przyjechali.",
+            "He walked home.",
+            "She parked the car.",
+            "He turned left.",
+            "The waiter came.",
+            "Chętnie ją poznam.",
+            "Walkers and Parkers.",
+        ] {
+            assert_eq!(v.apply(text), text, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn misspellings_of_long_entries_are_still_corrected() {
+        let v = vocabulary(&["Kowalski", "Agnieszka", "Warszawa", "Walker"]);
+        assert_eq!(v.apply("Pan Kowalsky dzwonił."), "Pan Kowalski dzwonił.");
+        assert_eq!(v.apply("Agneszka przyszła."), "Agnieszka przyszła.");
+        assert_eq!(v.apply("Warshawa is big."), "Warszawa is big.");
+        assert_eq!(v.apply("Mr walker is here."), "Mr Walker is here.");
     }
 }
