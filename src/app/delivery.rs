@@ -87,7 +87,10 @@ mod tests {
         let mut last = LastDelivery::default();
         assert_eq!(deliver(&mut last, Some(BOX_A), t0, "First."), "First.");
         // Five seconds later, into a new, empty text box elsewhere.
-        assert_eq!(deliver(&mut last, Some(BOX_B), t0 + s(5), "Second."), "Second.");
+        assert_eq!(
+            deliver(&mut last, Some(BOX_B), t0 + s(5), "Second."),
+            "Second."
+        );
         // Then more into that box: it continues there.
         assert_eq!(
             deliver(&mut last, Some(BOX_B), t0 + s(8), "Third."),
@@ -108,7 +111,10 @@ mod tests {
         assert_eq!(sent, ["One.", " Two.", " Three."]);
         // Back to box A after a text into box B: the text before it went elsewhere.
         deliver(&mut last, Some(BOX_B), t0 + ms(2000), "Elsewhere.");
-        assert_eq!(deliver(&mut last, Some(BOX_A), t0 + ms(2500), "Back."), "Back.");
+        assert_eq!(
+            deliver(&mut last, Some(BOX_A), t0 + ms(2500), "Back."),
+            "Back."
+        );
     }
 
     #[test]

@@ -745,10 +745,16 @@ mod tests {
         for (mac, shortcut) in [(true, "Cmd+V"), (false, "Ctrl+V")] {
             let (summary, body) = Notice::NotPasted { mac }.text(UiLang::En);
             assert_eq!(summary, "Text not pasted");
-            assert!(body.contains(shortcut) && body.contains("Recent transcripts"), "{body}");
+            assert!(
+                body.contains(shortcut) && body.contains("Recent transcripts"),
+                "{body}"
+            );
             let (summary, body) = Notice::NotPasted { mac }.text(UiLang::Pl);
             assert_eq!(summary, "Nie wklejono tekstu");
-            assert!(body.contains(shortcut) && body.contains("Ostatnie transkrypcje"), "{body}");
+            assert!(
+                body.contains(shortcut) && body.contains("Ostatnie transkrypcje"),
+                "{body}"
+            );
         }
     }
 }

@@ -46,7 +46,10 @@ pub enum OutputEvent {
         text: String,
         delivered: Delivered,
     },
-    Failed { id: Option<u64>, message: String },
+    Failed {
+        id: Option<u64>,
+        message: String,
+    },
 }
 
 pub struct Output(CommandThread<OutputCommand>);

@@ -161,8 +161,7 @@ impl App {
         self.overlay.final_text(id, &text);
         self.remember_recent(text.clone());
         // Joined to the text before it by the output thread, at delivery (`delivery`).
-        self.output
-            .send(OutputCommand::Deliver { id, text, mode });
+        self.output.send(OutputCommand::Deliver { id, text, mode });
     }
 
     pub(super) fn output_event(&mut self, event: OutputEvent) {

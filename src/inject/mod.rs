@@ -188,18 +188,13 @@ impl Injector {
                 "modifier keys still held: the text is left on the clipboard, not pasted"
             );
             self.set_clipboard(text)?;
-            return Ok(self.copied(
-                text,
-                waited,
-                waited_for_hotkey,
-                Some(NotPasted::KeysHeld),
-            ));
+            return Ok(self.copied(text, waited, waited_for_hotkey, Some(NotPasted::KeysHeld)));
         }
         let focus = self.focus.as_ref().and_then(FocusProbe::focused);
         let sent = join(focus);
         let mut delivered = match mode {
-            OutputMode::Type => self.type_text(&sent)?,
-            _ => self.paste(&sent)?,
+            OutputMode::Type => self.type_text(&sent, hotkey_held)?,
+            _ => self.paste(&sent, hotkey_held)?,
         };
         delivered.waited_for_modifiers = waited;
         delivered.waited_for_hotkey = waited_for_hotkey;
@@ -219,7 +214,11 @@ impl Injector {
     }
 
     /// Types `text` key by key.
-    fn type_text(&mut self, text: &str) -> Result<Delivered, InjectError> {
+    fn type_text(
+        &mut self,
+        text: &str,
+        hotkey_held: &dyn Fn() -> bool,
+    ) -> Result<Delivered, InjectError> {
         let before = self.held_modifiers();
         let keyboard = self.keyboard.current().expect("may_send_keys");
         keyboard
@@ -227,12 +226,17 @@ impl Injector {
             .map_err(|e| InjectError::Keyboard(e.to_string()))?;
         let at = Instant::now();
         // Typing presses no modifier of its own that may still show.
-        let as_is = modifiers::sent_as_is(before, self.held_modifiers(), Modifiers::NONE);
+        let after = self.held_modifiers();
+        let as_is = modifiers::sent_as_is(before, after, Modifiers::NONE, hotkey_held());
         Ok(self.sent(OutputMode::Type, text, at, false, as_is))
     }
 
     /// Pastes `text`: clipboard, paste shortcut, the previous clipboard text put back.
-    fn paste(&mut self, text: &str) -> Result<Delivered, InjectError> {
+    fn paste(
+        &mut self,
+        text: &str,
+        hotkey_held: &dyn Fn() -> bool,
+    ) -> Result<Delivered, InjectError> {
         // Only text can be put back; an image or file list on the clipboard is replaced.
         let previous = self.clipboard.get_text().ok();
         self.set_clipboard(text)?;
@@ -241,7 +245,8 @@ impl Injector {
         let keyboard = self.keyboard.current().expect("paste needs the keyboard");
         send_paste_shortcut(keyboard).map_err(|e| InjectError::Keyboard(e.to_string()))?;
         let pasted = Instant::now();
-        let as_is = modifiers::sent_as_is(before, self.held_modifiers(), PASTE_MODIFIERS);
+        let after = self.held_modifiers();
+        let as_is = modifiers::sent_as_is(before, after, PASTE_MODIFIERS, hotkey_held());
         if !as_is {
             // Maybe not pasted: the text stays on the clipboard for the person.
             return Ok(self.sent(OutputMode::Paste, text, pasted, false, false));
@@ -265,7 +270,8 @@ impl Injector {
         self.modifiers.as_ref().and_then(ModifierProbe::held)
     }
 
-    /// Waits until no modifier is held ([`modifiers::wait_until_released`]); returns the
+    /// Waits until the hotkey is up and no modifier is held
+    /// ([`modifiers::wait_until_released`]); returns the
     /// outcome, how long it took and whether the hotkey was held during it.
     fn wait_for_modifiers(
         &self,

@@ -29,9 +29,11 @@ pub struct Bounds {
     pub interval: Duration,
 }
 
-/// Polls `held` every `bounds.interval` until it says no modifier is held. While
-/// `hotkey_held` says the hotkey is down (the next dictation is being recorded) the wait lasts
-/// up to `bounds.hotkey_held`; once it is up, up to `bounds.released` more. `sleep` is
+/// Polls every `bounds.interval` until the hotkey is up and `held` says no modifier is held.
+/// While `hotkey_held` says the hotkey is down (the next dictation is being recorded) the wait
+/// lasts up to `bounds.hotkey_held`, whatever the modifiers say: on X11 the hotkey's key grabs
+/// the keyboard until it goes up, so a paste sent with only its letter key still down goes to
+/// the app itself. Once it is up, up to `bounds.released` more for the modifiers. `sleep` is
 /// `std::thread::sleep` in the app and a recorder in tests.
 pub fn wait_until_released(
     mut held: impl FnMut() -> Option<bool>,
@@ -42,38 +44,43 @@ pub fn wait_until_released(
     let mut waited = Duration::ZERO;
     let mut since_hotkey_up = Duration::ZERO;
     loop {
-        match held() {
-            None => return Released::Unknown,
-            Some(false) => return Released::Yes,
-            Some(true) => {
-                let hotkey = hotkey_held();
-                let out_of_time = if hotkey {
-                    waited >= bounds.hotkey_held
-                } else {
-                    since_hotkey_up >= bounds.released
-                };
-                if out_of_time {
-                    return Released::TimedOut;
-                }
-                sleep(bounds.interval);
-                waited += bounds.interval;
-                if !hotkey {
-                    since_hotkey_up += bounds.interval;
-                }
-            }
+        let hotkey = hotkey_held();
+        match (hotkey, held()) {
+            (false, None) => return Released::Unknown,
+            (false, Some(false)) => return Released::Yes,
+            _ => {}
+        }
+        let out_of_time = if hotkey {
+            waited >= bounds.hotkey_held
+        } else {
+            since_hotkey_up >= bounds.released
+        };
+        if out_of_time {
+            return Released::TimedOut;
+        }
+        sleep(bounds.interval);
+        waited += bounds.interval;
+        if !hotkey {
+            since_hotkey_up += bounds.interval;
         }
     }
 }
 
 /// Whether keystrokes sent between two readings of the modifiers did what they say: no
 /// modifier held before them, and none but their own (`own`, e.g. Control of Ctrl+V, which a
-/// reading right after may still see) after them. A modifier pressed meanwhile may have turned
-/// Ctrl+V into Ctrl+Alt+V: not delivered. Where the state cannot be read (`None`) nothing
-/// better is known and the keystrokes count.
-pub fn sent_as_is(before: Option<Modifiers>, after: Option<Modifiers>, own: Modifiers) -> bool {
+/// reading right after may still see) after them, nor the hotkey down (`hotkey_after`; on X11
+/// its key grabs the keyboard). A key pressed meanwhile may have turned Ctrl+V into Ctrl+Alt+V
+/// or sent it to the hotkey's grab: not delivered. Where the modifiers cannot be read (`None`)
+/// nothing better is known and they do not count against the keystrokes.
+pub fn sent_as_is(
+    before: Option<Modifiers>,
+    after: Option<Modifiers>,
+    own: Modifiers,
+    hotkey_after: bool,
+) -> bool {
     let clean_before = before.is_none_or(|m| !m.any());
     let clean_after = after.is_none_or(|m| !m.any_besides(own));
-    clean_before && clean_after
+    clean_before && clean_after && !hotkey_after
 }
 
 #[cfg(test)]
@@ -176,23 +183,73 @@ mod tests {
         };
         let none = keys(false, false, false, false);
         // Hands off the keys before and after: delivered.
-        assert!(sent_as_is(none, none, ctrl));
+        assert!(sent_as_is(none, none, ctrl, false));
         // Ctrl+Alt went down for the next dictation while Ctrl+V was sent: Ctrl+Alt+V.
-        assert!(!sent_as_is(none, keys(false, true, true, false), ctrl));
-        assert!(!sent_as_is(none, keys(false, false, true, false), ctrl));
-        assert!(!sent_as_is(none, keys(true, false, false, false), ctrl));
+        assert!(!sent_as_is(
+            none,
+            keys(false, true, true, false),
+            ctrl,
+            false
+        ));
+        assert!(!sent_as_is(
+            none,
+            keys(false, false, true, false),
+            ctrl,
+            false
+        ));
+        assert!(!sent_as_is(
+            none,
+            keys(true, false, false, false),
+            ctrl,
+            false
+        ));
         // Held already before sending (never sent so by the injector, refused all the same).
-        assert!(!sent_as_is(keys(false, true, false, false), none, ctrl));
+        assert!(!sent_as_is(
+            keys(false, true, false, false),
+            none,
+            ctrl,
+            false
+        ));
         // The shortcut's own Control, still seen right after it: its own, not foreign.
-        assert!(sent_as_is(none, keys(false, true, false, false), ctrl));
+        assert!(sent_as_is(
+            none,
+            keys(false, true, false, false),
+            ctrl,
+            false
+        ));
         // macOS: Command is the paste's own modifier, Control is foreign there.
         let cmd = Modifiers {
             command: true,
             ..Modifiers::NONE
         };
-        assert!(sent_as_is(none, keys(false, false, false, true), cmd));
-        assert!(!sent_as_is(none, keys(false, true, false, true), cmd));
+        assert!(sent_as_is(
+            none,
+            keys(false, false, false, true),
+            cmd,
+            false
+        ));
+        assert!(!sent_as_is(
+            none,
+            keys(false, true, false, true),
+            cmd,
+            false
+        ));
         // Unreadable state: nothing better is known.
-        assert!(sent_as_is(None, None, ctrl));
+        assert!(sent_as_is(None, None, ctrl, false));
+        // The next dictation's hotkey went down meanwhile (on X11 it grabs the keyboard).
+        assert!(!sent_as_is(none, none, ctrl, true));
+        assert!(!sent_as_is(None, None, ctrl, true));
+    }
+
+    #[test]
+    fn a_hotkey_still_down_without_its_modifiers_is_waited_for() {
+        // Ctrl and Alt went up first; Space, the key that grabs the keyboard, 50 ms later.
+        let (outcome, slept) = run_with_hotkey(&[Some(false); 10], &[true; 5], 1500, 3_600_000);
+        assert_eq!(outcome, Released::Yes);
+        assert_eq!(slept, Duration::from_millis(50));
+        // With the modifiers unreadable, the hotkey's key-up is still waited for.
+        let (outcome, slept) = run_with_hotkey(&[None; 10], &[true; 3], 1500, 3_600_000);
+        assert_eq!(outcome, Released::Unknown);
+        assert_eq!(slept, Duration::from_millis(30));
     }
 }
