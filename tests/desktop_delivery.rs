@@ -4,7 +4,9 @@
 //! sentence after sentence, eight held dictations into one box with 0.2 s between a key-up and
 //! the next key-down: each paste that finds the hotkey held for the next recording waits for
 //! its key-up, and all eight texts are in the box, in order, joined by single spaces, none left
-//! behind on the clipboard. Prints key-up → pasted for every dictation.
+//! behind on the clipboard; (c) Ctrl+Alt still held after the hotkey's Space went up, past the
+//! wait: nothing is sent into the box, the text is left on the clipboard and a notification
+//! says so. Prints key-up → pasted for every dictation.
 //!
 //! Needs what `tests/desktop.rs` needs (`scripts/setup.sh --test`, the `base` model). Logs are
 //! left in `target/desktop-delivery/`.
@@ -24,6 +26,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 const SENTINEL: &str = "previous clipboard ✓";
+/// The summary of the notification for a text left on the clipboard (the UI is English here).
+const NOT_PASTED_NOTICE: &str = "Text not pasted";
 /// Between a key-up and the next key-down when dictating sentence after sentence.
 const GAP: Duration = Duration::from_millis(200);
 
@@ -224,6 +228,42 @@ fn dictated_text_lands_where_and_in_the_order_it_was_said() {
     assert_eq!(
         restored, SENTINEL,
         "the clipboard holds its previous content again"
+    );
+
+    // (c) Ctrl+Alt still held 3 s after the hotkey's Space went up: no Ctrl+Alt+V is sent;
+    // the text is left on the clipboard and a notification says so.
+    let box_d = TextBox::open(&desktop, "delivery-held").unwrap_or_else(|e| panic!("{e}"));
+    box_d.focus().unwrap_or_else(|e| panic!("{e}"));
+    let mut playback = desktop
+        .play(&clip("en_kal.wav"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    desktop.key_down(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
+    let played = playback.wait(Duration::from_secs(30));
+    desktop.key_up("space").unwrap_or_else(|e| panic!("{e}"));
+    played.unwrap_or_else(|e| panic!("{e}"));
+    let line = app.wait_for_log("dictation done", TRANSCRIBE_TIMEOUT);
+    let copied = desktop.clipboard();
+    let noticed = desktop.wait_for_notification(NOT_PASTED_NOTICE, Duration::from_secs(10));
+    thread::sleep(Duration::from_secs(1));
+    desktop.key_up("ctrl+alt").unwrap_or_else(|e| panic!("{e}"));
+    let held = parse_done(&line.unwrap_or_else(|e| panic!("{e}")));
+    let copied = copied.unwrap_or_else(|e| panic!("{e}"));
+    println!(
+        "modifiers held past the wait: output={}, not_pasted={}, key-up → left on the \
+         clipboard {} ms; clipboard {copied:?}",
+        held.output, held.not_pasted, held.key_up_to_pasted_ms
+    );
+    noticed.unwrap_or_else(|e| panic!("{e}"));
+    thread::sleep(Duration::from_millis(500));
+    let in_d = box_d.submit().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        (held.output.as_str(), held.not_pasted.as_str()),
+        ("copy", "keys_held")
+    );
+    assert_eq!(in_d, "", "nothing is typed with Ctrl+Alt held");
+    assert_eq!(
+        copied, held.text,
+        "the text is left on the clipboard, as said"
     );
 
     app.stop()
