@@ -10,6 +10,7 @@
 //! recovered at the next start ([`recovery`]).
 
 mod choices;
+mod delivery;
 mod first_run;
 pub mod model_download;
 mod model_menu;
@@ -156,7 +157,8 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
     let worker = Worker::spawn(recordings.clone(), sender(&proxy, AppEvent::Worker))?;
     // Here on the main thread, before the output thread sends its first key (platform doc).
     crate::platform::prime_keyboard_events();
-    let output = Output::spawn(sender(&proxy, AppEvent::Output))?;
+    let hotkey_down = output::HotkeyDown::default();
+    let output = Output::spawn(hotkey_down.clone(), sender(&proxy, AppEvent::Output))?;
 
     let mode = HotkeyMode::parse(&settings.hotkey_mode).unwrap_or(HotkeyMode::Hold);
     let max = Duration::from_secs(u64::from(settings.max_recording_secs.clamp(5, 3600)));
@@ -186,6 +188,7 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         recorder,
         worker,
         output,
+        hotkey_down,
         last_recording,
         recordings,
         journals: HashMap::new(),
@@ -195,7 +198,6 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         early_sent: None,
         pending_audio: HashMap::new(),
         recent: VecDeque::new(),
-        last_delivered: None,
         model: None,
         last_error: None,
         announced_ready: false,
@@ -298,6 +300,8 @@ struct App {
     recorder: Recorder,
     worker: Worker,
     output: Output,
+    /// The hotkey's state as the output thread sees it (a paste waits for its key-up).
+    hotkey_down: output::HotkeyDown,
     /// The newest saved recording ("Retry last recording"); the worker saves them.
     last_recording: Option<PathBuf>,
     recordings: RecordingStore,
@@ -313,7 +317,6 @@ struct App {
     early_sent: Option<EarlySent>,
     pending_audio: HashMap<u64, Vec<f32>>,
     recent: VecDeque<String>,
-    last_delivered: Option<(String, Instant)>,
     model: Option<LoadedModel>,
     last_error: Option<String>,
     announced_ready: bool,
@@ -339,8 +342,14 @@ struct App {
 impl App {
     fn handle(&mut self, event: AppEvent) {
         match event {
-            AppEvent::Hotkey(HotKeyState::Pressed) => self.input(Input::HotkeyPressed),
-            AppEvent::Hotkey(HotKeyState::Released) => self.input(Input::HotkeyReleased),
+            AppEvent::Hotkey(HotKeyState::Pressed) => {
+                self.hotkey_down.set(true);
+                self.input(Input::HotkeyPressed)
+            }
+            AppEvent::Hotkey(HotKeyState::Released) => {
+                self.hotkey_down.set(false);
+                self.input(Input::HotkeyReleased)
+            }
             // Twenty times a second while recording: the overlay only, not the tray.
             AppEvent::Recorder(RecorderEvent::Level { id, rms }) => {
                 return self.overlay.level(id, rms);

@@ -21,6 +21,11 @@ pub enum Notice {
     PasteFailed {
         detail: String,
     },
+    /// Keys were held while the text was to be pasted (or went down while it was): it was left
+    /// on the clipboard. `mac`: the paste shortcut to name (Cmd+V, else Ctrl+V).
+    NotPasted {
+        mac: bool,
+    },
     ModelFailed {
         model: String,
         detail: String,
@@ -200,6 +205,20 @@ impl Notice {
                     (
                         "Could not paste".into(),
                         format!("{detail}. The text is in the menu → Recent transcripts."),
+                    )
+                }
+            }
+            Notice::NotPasted { mac } => {
+                let shortcut = if *mac { "Cmd+V" } else { "Ctrl+V" };
+                if pl {
+                    (
+                        "Nie wklejono tekstu".into(),
+                        format!("Klawisze były wciśnięte podczas wklejania, więc skrót wklejania mógł zadziałać jako inny. Tekst jest w schowku (wklej go {shortcut}) i w menu → Ostatnie transkrypcje."),
+                    )
+                } else {
+                    (
+                        "Text not pasted".into(),
+                        format!("Keys were held while pasting, which would turn the paste shortcut into another one. The text is on the clipboard (paste it with {shortcut}) and in the menu → Recent transcripts."),
                     )
                 }
             }
@@ -774,5 +793,23 @@ mod tests {
             size: "487 MB".into(),
         };
         assert!(confirm.text(UiLang::Pl).1.contains("487 MB"));
+    }
+
+    #[test]
+    fn a_text_not_pasted_says_where_it_is_and_the_shortcut_to_paste_it() {
+        for (mac, shortcut) in [(true, "Cmd+V"), (false, "Ctrl+V")] {
+            let (summary, body) = Notice::NotPasted { mac }.text(UiLang::En);
+            assert_eq!(summary, "Text not pasted");
+            assert!(
+                body.contains(shortcut) && body.contains("Recent transcripts"),
+                "{body}"
+            );
+            let (summary, body) = Notice::NotPasted { mac }.text(UiLang::Pl);
+            assert_eq!(summary, "Nie wklejono tekstu");
+            assert!(
+                body.contains(shortcut) && body.contains("Ostatnie transkrypcje"),
+                "{body}"
+            );
+        }
     }
 }

@@ -1,12 +1,34 @@
 //! The output thread: owns the [`Injector`] (clipboard + keystrokes) for the app's lifetime and
-//! delivers texts one at a time, so the waits of a paste (modifiers, clipboard restore) never
-//! block the event loop.
+//! delivers texts one at a time, in the order they come, so the waits of a paste (modifiers,
+//! the next dictation's key-up, clipboard restore) never block the event loop and a later text
+//! never overtakes an earlier one. It owns the last delivery too ([`LastDelivery`]): whether a
+//! text joins the one before is decided here, at delivery.
 
+use super::delivery::LastDelivery;
 use crate::command_thread::CommandThread;
 use crate::inject::{Delivered, InjectError, Injector, OutputMode};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Whether the hotkey is down now, as the coordinator last heard (set on its Pressed and
+/// Released events): a paste that finds the modifiers held waits for this key-up.
+#[derive(Debug, Clone, Default)]
+pub struct HotkeyDown(Arc<AtomicBool>);
+
+impl HotkeyDown {
+    pub fn set(&self, down: bool) {
+        self.0.store(down, Ordering::Release);
+    }
+
+    pub fn get(&self) -> bool {
+        self.0.load(Ordering::Acquire)
+    }
+}
 
 #[derive(Debug)]
 pub enum OutputCommand {
+    /// Deliver `text` (as said: the joining space is added here).
     Deliver {
         id: u64,
         text: String,
@@ -18,15 +40,27 @@ pub enum OutputCommand {
 
 #[derive(Debug)]
 pub enum OutputEvent {
-    Delivered { id: u64, delivered: Delivered },
-    Failed { id: Option<u64>, message: String },
+    /// `text` as said; `delivered.sent` as sent.
+    Delivered {
+        id: u64,
+        text: String,
+        delivered: Delivered,
+    },
+    Failed {
+        id: Option<u64>,
+        message: String,
+    },
 }
 
 pub struct Output(CommandThread<OutputCommand>);
 
 impl Output {
-    pub fn spawn(emit: impl Fn(OutputEvent) + Send + 'static) -> std::io::Result<Output> {
+    pub fn spawn(
+        hotkey: HotkeyDown,
+        emit: impl Fn(OutputEvent) + Send + 'static,
+    ) -> std::io::Result<Output> {
         CommandThread::spawn("output", move |rx| {
+            let mut last = LastDelivery::default();
             let mut injector = match Injector::new() {
                 Ok(injector) => Some(injector),
                 Err(e) => {
@@ -51,9 +85,21 @@ impl Output {
                 };
                 match command {
                     OutputCommand::Deliver { id, text, mode } => {
-                        emit(match injector.deliver(&text, mode) {
-                            Ok(delivered) => OutputEvent::Delivered { id, delivered },
-                            Err(e) => failed(Some(id), e),
+                        let joined = |focus| last.join(focus, Instant::now(), &text);
+                        let outcome = injector.deliver(&text, mode, &|| hotkey.get(), joined);
+                        emit(match outcome {
+                            Ok(delivered) => {
+                                last.record(&delivered);
+                                OutputEvent::Delivered {
+                                    id,
+                                    text,
+                                    delivered,
+                                }
+                            }
+                            Err(e) => {
+                                last = LastDelivery::default();
+                                failed(Some(id), e)
+                            }
                         })
                     }
                     OutputCommand::Copy(text) => {

@@ -158,28 +158,30 @@ impl App {
 
     pub(super) fn deliver(&mut self, id: u64, text: String) {
         let mode = OutputMode::parse(&self.settings.output).unwrap_or(OutputMode::Paste);
-        let previous = self
-            .last_delivered
-            .as_ref()
-            .map(|(t, at)| (t.as_str(), at.elapsed()));
-        let joined = match mode {
-            OutputMode::Copy => text.clone(),
-            _ => verdict::join_with_previous(previous, &text),
-        };
         self.overlay.final_text(id, &text);
-        self.remember_recent(text);
-        self.output.send(OutputCommand::Deliver {
-            id,
-            text: joined,
-            mode,
-        });
+        self.remember_recent(text.clone());
+        // Joined to the text before it by the output thread, at delivery (`delivery`).
+        self.output.send(OutputCommand::Deliver { id, text, mode });
     }
 
     pub(super) fn output_event(&mut self, event: OutputEvent) {
         match event {
-            OutputEvent::Delivered { id, delivered } => {
+            OutputEvent::Delivered {
+                id,
+                text,
+                delivered,
+            } => {
                 let wanted = OutputMode::parse(&self.settings.output).unwrap_or(OutputMode::Paste);
-                if wanted != delivered.mode && !self.warned_accessibility {
+                if let Some(why) = delivered.not_pasted {
+                    tracing::warn!(
+                        id,
+                        reason = why.reason(),
+                        "not pasted: the text is on the clipboard"
+                    );
+                    self.notify(&Notice::NotPasted {
+                        mac: crate::platform::IS_MACOS,
+                    });
+                } else if wanted != delivered.mode && !self.warned_accessibility {
                     self.warned_accessibility = true;
                     // The permission check says it best (stale grant or missing) when it knows.
                     if !self.check_permissions() {
@@ -191,7 +193,6 @@ impl App {
                     (Some(k), Some(a)) => a.saturating_duration_since(k).as_millis() as u64,
                     _ => 0,
                 };
-                let text = self.recent.front().cloned().unwrap_or_default();
                 tracing::info!(
                     id,
                     key_up_to_audio_ms = ms(stage.audio),
@@ -200,14 +201,16 @@ impl App {
                     engine_ms = stage.engine.as_millis() as u64,
                     early = stage.early,
                     modifiers_wait_ms = delivered.waited_for_modifiers.as_millis() as u64,
+                    waited_for_hotkey = delivered.waited_for_hotkey,
+                    joined = delivered.sent != text,
                     clipboard_restored = delivered.restored_clipboard,
                     output = delivered.mode.name(),
+                    not_pasted = delivered.not_pasted.map_or("", |w| w.reason()),
                     text,
                     "dictation done"
                 );
                 self.overlay
                     .delivered(id, delivered.mode == OutputMode::Copy, Instant::now());
-                self.last_delivered = Some((text, delivered.at));
                 self.last_error = None;
                 self.finish(id);
             }

@@ -3,8 +3,12 @@
 //!
 //! One [`Injector`] lives for the app's lifetime on its own thread: on X11 the clipboard's owner
 //! must stay alive to serve the text, and the waits below must never block the event loop.
-//! Before any synthesized key the injector waits (bounded) until the user has let go of the
-//! physical modifiers, otherwise Ctrl+V arrives as Ctrl+Alt+V and pastes nothing.
+//! Before any synthesized key the injector waits until the user has let go of the physical
+//! modifiers, otherwise Ctrl+V arrives as Ctrl+Alt+V and pastes nothing: up to
+//! [`MODIFIER_WAIT`] after the hotkey went up, and while the hotkey is held for the next
+//! dictation until its key-up ([`modifiers`]). Keystrokes that find modifiers held, or that a
+//! modifier pressed meanwhile may have changed, never count as delivered: the text is left on
+//! the clipboard and the caller says so ([`NotPasted`]).
 //!
 //! The keystroke sender is created when the permission allows it, not only at start
 //! ([`keyboard_access`]): on macOS it cannot exist before Accessibility is granted. The first
@@ -14,7 +18,9 @@
 pub mod keyboard_access;
 pub mod modifiers;
 
-use crate::platform::{send_paste_shortcut, ModifierProbe};
+use crate::platform::{
+    send_paste_shortcut, Focus, FocusProbe, ModifierProbe, Modifiers, PASTE_MODIFIERS,
+};
 use enigo::{Enigo, Keyboard};
 use keyboard_access::KeyboardSlot;
 use std::time::{Duration, Instant};
@@ -22,8 +28,11 @@ use std::time::{Duration, Instant};
 /// How long the target app gets to read the clipboard before the previous content comes back
 /// (restoring at once pastes the OLD text; 50 ms worked on X11, 300 ms leaves margin).
 pub const RESTORE_DELAY: Duration = Duration::from_millis(300);
-/// The longest wait for the user to let go of the modifier keys.
+/// The longest wait for the user to let go of the modifier keys once the hotkey is up.
 pub const MODIFIER_WAIT: Duration = Duration::from_millis(1500);
+/// The longest wait while the hotkey is held for the next recording: the longest recording the
+/// settings allow (`max_recording_secs` is at most 3600), so its key-up always comes first.
+pub const HOTKEY_HELD_WAIT: Duration = Duration::from_secs(3600);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutputMode {
@@ -62,16 +71,54 @@ pub enum InjectError {
     Keyboard(String),
 }
 
+/// Why a text meant to be pasted or typed was left on the clipboard instead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotPasted {
+    /// Modifier keys stayed held past the wait: the keystrokes were not sent.
+    KeysHeld,
+    /// A modifier key went down while the keystrokes were sent: they may have done something
+    /// else (Ctrl+Alt+V), so the text does not count as pasted.
+    KeysPressedMeanwhile,
+}
+
+impl NotPasted {
+    /// A short machine-readable name for logs.
+    pub fn reason(self) -> &'static str {
+        match self {
+            NotPasted::KeysHeld => "keys_held",
+            NotPasted::KeysPressedMeanwhile => "keys_pressed_meanwhile",
+        }
+    }
+}
+
 /// What a delivery did, with its timing.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Delivered {
+    /// What was done: `Copy` when the text was only put on the clipboard (copy mode, no
+    /// permission to send keys, or [`NotPasted`]).
     pub mode: OutputMode,
     /// When the text reached the target (shortcut sent, typing done, or clipboard set).
     pub at: Instant,
     /// How long the user's modifiers were still held.
     pub waited_for_modifiers: Duration,
+    /// Whether part of that wait was for the hotkey's key-up (the next dictation's recording).
+    pub waited_for_hotkey: bool,
     /// Whether the previous clipboard text was put back (paste mode).
     pub restored_clipboard: bool,
+    /// The window or app that had the focus when the keystrokes were sent (`None` when no
+    /// keystrokes were sent, or the focus cannot be read).
+    pub focus: Option<Focus>,
+    /// The text as sent (with the joining space, if any).
+    pub sent: String,
+    /// Set when keystrokes were meant but the text was left on the clipboard.
+    pub not_pasted: Option<NotPasted>,
+}
+
+impl Delivered {
+    /// Whether the text went into the focused app (pasted or typed, as sent).
+    pub fn inserted(&self) -> bool {
+        self.mode != OutputMode::Copy && self.not_pasted.is_none()
+    }
 }
 
 /// enigo's settings for the app: no system Accessibility prompt (enigo's default opens one at
@@ -88,6 +135,7 @@ pub struct Injector {
     clipboard: arboard::Clipboard,
     keyboard: KeyboardSlot<Enigo>,
     modifiers: Option<ModifierProbe>,
+    focus: Option<FocusProbe>,
 }
 
 impl Injector {
@@ -98,6 +146,7 @@ impl Injector {
             clipboard,
             keyboard: KeyboardSlot::default(),
             modifiers: ModifierProbe::new(),
+            focus: FocusProbe::new(),
         };
         // Tried now where the permission allows it, else at the first delivery after it does.
         injector.keyboard(crate::platform::accessibility_trusted());
@@ -112,29 +161,49 @@ impl Injector {
 
     /// Delivers `text` in `mode`. Paste and type fall back to copy-only when keystrokes cannot
     /// be sent (no keyboard access, or no permission), so the text is never lost; the returned
-    /// mode says what was done.
-    pub fn deliver(&mut self, text: &str, mode: OutputMode) -> Result<Delivered, InjectError> {
+    /// mode says what was done. `hotkey_held` says whether the hotkey is down now (the next
+    /// recording): keystrokes wait for its key-up. `join` turns the text into what is sent,
+    /// given the window or app that has the focus once the keys are free (the joining space).
+    pub fn deliver(
+        &mut self,
+        text: &str,
+        mode: OutputMode,
+        hotkey_held: &dyn Fn() -> bool,
+        join: impl FnOnce(Option<Focus>) -> String,
+    ) -> Result<Delivered, InjectError> {
         // Without the permission to send keys (macOS Accessibility) keystrokes vanish silently:
         // copy instead, and the caller tells the user what to do.
         let permission = crate::platform::accessibility_trusted();
         let may_send_keys = mode != OutputMode::Copy
             && self.keyboard(permission).is_some()
             && permission != Some(false);
-        match (mode, may_send_keys) {
-            (OutputMode::Copy, _) | (_, false) => {
-                self.set_clipboard(text)?;
-                Ok(self.delivered(OutputMode::Copy, Duration::ZERO, false))
-            }
-            (OutputMode::Paste, true) => self.paste(text),
-            (OutputMode::Type, true) => {
-                let waited = self.wait_for_modifiers();
-                let keyboard = self.keyboard.current().expect("may_send_keys");
-                keyboard
-                    .text(text)
-                    .map_err(|e| InjectError::Keyboard(e.to_string()))?;
-                Ok(self.delivered(OutputMode::Type, waited, false))
-            }
+        if !may_send_keys {
+            self.set_clipboard(text)?;
+            return Ok(self.copied(text, Duration::ZERO, false, None));
         }
+        let (released, waited, waited_for_hotkey) = self.wait_for_modifiers(hotkey_held);
+        if released == modifiers::Released::TimedOut {
+            tracing::warn!(
+                waited_ms = waited.as_millis() as u64,
+                "modifier keys still held: the text is left on the clipboard, not pasted"
+            );
+            self.set_clipboard(text)?;
+            return Ok(self.copied(text, waited, waited_for_hotkey, Some(NotPasted::KeysHeld)));
+        }
+        let focus = self.focus.as_ref().and_then(FocusProbe::focused);
+        let sent = join(focus);
+        let mut delivered = match mode {
+            OutputMode::Type => self.type_text(&sent, hotkey_held)?,
+            _ => self.paste(&sent, hotkey_held)?,
+        };
+        delivered.waited_for_modifiers = waited;
+        delivered.waited_for_hotkey = waited_for_hotkey;
+        delivered.focus = focus;
+        if delivered.not_pasted.is_some() {
+            // Left for the person to paste: the text as said, without the joining space.
+            self.set_clipboard(text)?;
+        }
+        Ok(delivered)
     }
 
     /// Puts `text` on the clipboard (the menu's "copy again").
@@ -144,15 +213,44 @@ impl Injector {
             .map_err(|e| InjectError::Clipboard(e.to_string()))
     }
 
-    fn paste(&mut self, text: &str) -> Result<Delivered, InjectError> {
+    /// Types `text` key by key.
+    fn type_text(
+        &mut self,
+        text: &str,
+        hotkey_held: &dyn Fn() -> bool,
+    ) -> Result<Delivered, InjectError> {
+        let before = self.held_modifiers();
+        let keyboard = self.keyboard.current().expect("may_send_keys");
+        keyboard
+            .text(text)
+            .map_err(|e| InjectError::Keyboard(e.to_string()))?;
+        let at = Instant::now();
+        // Typing presses no modifier of its own that may still show.
+        let after = self.held_modifiers();
+        let as_is = modifiers::sent_as_is(before, after, Modifiers::NONE, hotkey_held());
+        Ok(self.sent(OutputMode::Type, text, at, false, as_is))
+    }
+
+    /// Pastes `text`: clipboard, paste shortcut, the previous clipboard text put back.
+    fn paste(
+        &mut self,
+        text: &str,
+        hotkey_held: &dyn Fn() -> bool,
+    ) -> Result<Delivered, InjectError> {
         // Only text can be put back; an image or file list on the clipboard is replaced.
         let previous = self.clipboard.get_text().ok();
         self.set_clipboard(text)?;
         let ours = crate::platform::clipboard_change_count();
-        let waited = self.wait_for_modifiers();
+        let before = self.held_modifiers();
         let keyboard = self.keyboard.current().expect("paste needs the keyboard");
         send_paste_shortcut(keyboard).map_err(|e| InjectError::Keyboard(e.to_string()))?;
         let pasted = Instant::now();
+        let after = self.held_modifiers();
+        let as_is = modifiers::sent_as_is(before, after, PASTE_MODIFIERS, hotkey_held());
+        if !as_is {
+            // Maybe not pasted: the text stays on the clipboard for the person.
+            return Ok(self.sent(OutputMode::Paste, text, pasted, false, false));
+        }
         let mut restored = false;
         if let Some(previous) = previous {
             std::thread::sleep(RESTORE_DELAY);
@@ -165,40 +263,80 @@ impl Injector {
                 restored = self.clipboard.set_text(previous).is_ok();
             }
         }
-        Ok(Delivered {
-            mode: OutputMode::Paste,
-            at: pasted,
-            waited_for_modifiers: waited,
-            restored_clipboard: restored,
-        })
+        Ok(self.sent(OutputMode::Paste, text, pasted, restored, true))
     }
 
-    fn wait_for_modifiers(&self) -> Duration {
+    fn held_modifiers(&self) -> Option<Modifiers> {
+        self.modifiers.as_ref().and_then(ModifierProbe::held)
+    }
+
+    /// Waits until the hotkey is up and no modifier is held
+    /// ([`modifiers::wait_until_released`]); returns the
+    /// outcome, how long it took and whether the hotkey was held during it.
+    fn wait_for_modifiers(
+        &self,
+        hotkey_held: &dyn Fn() -> bool,
+    ) -> (modifiers::Released, Duration, bool) {
         let started = Instant::now();
+        let mut saw_hotkey = false;
         let outcome = match &self.modifiers {
             Some(probe) => modifiers::wait_until_released(
-                || probe.held(),
-                MODIFIER_WAIT,
-                Duration::from_millis(10),
+                || probe.held().map(Modifiers::any),
+                || {
+                    let held = hotkey_held();
+                    saw_hotkey |= held;
+                    held
+                },
+                modifiers::Bounds {
+                    released: MODIFIER_WAIT,
+                    hotkey_held: HOTKEY_HELD_WAIT,
+                    interval: Duration::from_millis(10),
+                },
                 std::thread::sleep,
             ),
             None => modifiers::Released::Unknown,
         };
-        if outcome == modifiers::Released::TimedOut {
-            tracing::warn!(
-                "modifier keys still held after {} ms; sending the keystrokes anyway",
-                MODIFIER_WAIT.as_millis()
-            );
-        }
-        started.elapsed()
+        (outcome, started.elapsed(), saw_hotkey)
     }
 
-    fn delivered(&self, mode: OutputMode, waited: Duration, restored: bool) -> Delivered {
+    /// The text only put on the clipboard.
+    fn copied(
+        &self,
+        text: &str,
+        waited: Duration,
+        waited_for_hotkey: bool,
+        not_pasted: Option<NotPasted>,
+    ) -> Delivered {
         Delivered {
-            mode,
+            mode: OutputMode::Copy,
             at: Instant::now(),
             waited_for_modifiers: waited,
+            waited_for_hotkey,
+            restored_clipboard: false,
+            focus: None,
+            sent: text.to_string(),
+            not_pasted,
+        }
+    }
+
+    /// Keystrokes sent in `mode` at `at`; `as_is` false when a modifier went down meanwhile.
+    fn sent(
+        &self,
+        mode: OutputMode,
+        text: &str,
+        at: Instant,
+        restored: bool,
+        as_is: bool,
+    ) -> Delivered {
+        Delivered {
+            mode: if as_is { mode } else { OutputMode::Copy },
+            at,
+            waited_for_modifiers: Duration::ZERO,
+            waited_for_hotkey: false,
             restored_clipboard: restored,
+            focus: None,
+            sent: text.to_string(),
+            not_pasted: (!as_is).then_some(NotPasted::KeysPressedMeanwhile),
         }
     }
 }

@@ -2,10 +2,12 @@
 //! query of the OS; the decisions made from the answers live in portable code (and the parsing
 //! of what the OS returns is portable too, so Linux tests exercise it).
 
+mod focus;
 mod input;
 mod notifications;
 mod power;
 
+pub use focus::{Focus, FocusProbe};
 pub use input::{clipboard_change_count, prime_keyboard_events, symbolic_hotkeys_plist};
 pub use notifications::{set_notification_sender, show_notification};
 pub use power::{performance_cores, UserActivity};
@@ -128,8 +130,50 @@ pub fn login_item_kind() -> crate::login_item::LoginItemKind {
     }
 }
 
+/// Modifier keys held down: which of Shift, Control, Alt (Option) and Super (Command).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Modifiers {
+    pub shift: bool,
+    pub control: bool,
+    pub alt: bool,
+    /// Super on X11, Command on macOS.
+    pub command: bool,
+}
+
+impl Modifiers {
+    /// No modifier.
+    pub const NONE: Modifiers = Modifiers {
+        shift: false,
+        control: false,
+        alt: false,
+        command: false,
+    };
+
+    /// Whether any is held.
+    pub fn any(self) -> bool {
+        self.shift || self.control || self.alt || self.command
+    }
+
+    /// Whether any is held that `allowed` does not name.
+    pub fn any_besides(self, allowed: Modifiers) -> bool {
+        (self.shift && !allowed.shift)
+            || (self.control && !allowed.control)
+            || (self.alt && !allowed.alt)
+            || (self.command && !allowed.command)
+    }
+}
+
+/// The modifier of the paste shortcut [`send_paste_shortcut`] sends: Command on macOS, Control
+/// elsewhere. Held while the shortcut is sent, it is its own, not a foreign one.
+pub const PASTE_MODIFIERS: Modifiers = Modifiers {
+    control: !IS_MACOS,
+    command: IS_MACOS,
+    ..Modifiers::NONE
+};
+
 /// The physical modifier keys (Shift, Control, Alt/Option, Super/Command) as the window
-/// system sees them, for waiting until the user lets go before a synthesized paste.
+/// system sees them: waited for before a synthesized paste, and read again after it (a key
+/// pressed meanwhile changes what the keystrokes did).
 pub struct ModifierProbe {
     #[cfg(target_os = "linux")]
     x11: (x11rb::rust_connection::RustConnection, u32),
@@ -157,16 +201,19 @@ impl ModifierProbe {
         }
     }
 
-    /// Whether any modifier is held now; `None` when the query failed.
-    pub fn held(&self) -> Option<bool> {
+    /// The modifiers held now; `None` when the query failed.
+    pub fn held(&self) -> Option<Modifiers> {
         #[cfg(target_os = "linux")]
         {
             use x11rb::protocol::xproto::{ConnectionExt, KeyButMask};
             let (conn, root) = &self.x11;
             let mask = conn.query_pointer(*root).ok()?.reply().ok()?.mask;
-            let modifiers =
-                KeyButMask::SHIFT | KeyButMask::CONTROL | KeyButMask::MOD1 | KeyButMask::MOD4;
-            Some(u16::from(mask & modifiers) != 0)
+            Some(Modifiers {
+                shift: mask.contains(KeyButMask::SHIFT),
+                control: mask.contains(KeyButMask::CONTROL),
+                alt: mask.contains(KeyButMask::MOD1),
+                command: mask.contains(KeyButMask::MOD4),
+            })
         }
         #[cfg(target_os = "macos")]
         {
@@ -176,10 +223,18 @@ impl ModifierProbe {
                 fn CGEventSourceFlagsState(state_id: i32) -> u64;
             }
             const HID_SYSTEM_STATE: i32 = 1;
-            // Shift, Control, Option (Alternate), Command.
-            const MODIFIERS: u64 = 0x0002_0000 | 0x0004_0000 | 0x0008_0000 | 0x0010_0000;
+            // kCGEventFlagMaskShift, …Control, …Alternate (Option), …Command.
+            const SHIFT: u64 = 0x0002_0000;
+            const CONTROL: u64 = 0x0004_0000;
+            const ALTERNATE: u64 = 0x0008_0000;
+            const COMMAND: u64 = 0x0010_0000;
             let flags = unsafe { CGEventSourceFlagsState(HID_SYSTEM_STATE) };
-            Some(flags & MODIFIERS != 0)
+            Some(Modifiers {
+                shift: flags & SHIFT != 0,
+                control: flags & CONTROL != 0,
+                alt: flags & ALTERNATE != 0,
+                command: flags & COMMAND != 0,
+            })
         }
         #[cfg(not(any(target_os = "linux", target_os = "macos")))]
         {
