@@ -11,6 +11,7 @@
 
 mod choices;
 mod first_run;
+pub mod heard;
 pub mod model_download;
 mod model_menu;
 pub mod notices;

@@ -289,11 +289,16 @@ impl WorkerThread {
             .filter(|early| early.head.id == job.id)
             .and_then(|early| {
                 let quiet_tail = early.head.stands_for(&samples);
-                let usable = quiet_tail && !matches!(early.recognised.outcome, Outcome::Failed(_));
-                if !usable {
+                let usable = quiet_tail && head_result_stands(&early.recognised.outcome);
+                if !quiet_tail {
                     tracing::info!(
                         id = job.id,
                         "speech went on after the early audio: transcribing the whole recording"
+                    );
+                } else if !usable {
+                    tracing::info!(
+                        id = job.id,
+                        "the early audio gave no text: transcribing the whole recording"
                     );
                 }
                 usable.then_some(early.recognised)
@@ -455,6 +460,15 @@ impl WorkerThread {
             early: false,
         });
     }
+}
+
+/// Whether a head's result may stand for the whole recording (whose tail is quiet): only text.
+/// A head that gave no text (or failed) does not: a short reply cut 0.15 s after its last
+/// word, at the speaker's pause, sits at Whisper's thresholds ("No." held back at a
+/// log-probability of −1.01 there, given at −0.90 from the whole recording), and a dictation
+/// that ends empty is worth the second engine time.
+fn head_result_stands(outcome: &Outcome) -> bool {
+    matches!(outcome, Outcome::Text(_))
 }
 
 /// Which audio of a recording is transcribed (for the log).
