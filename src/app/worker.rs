@@ -718,6 +718,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn only_a_heads_text_stands_for_a_recording_with_a_quiet_tail() {
+        assert!(head_result_stands(&Outcome::Text("No.".into())));
+        // "Okay." ended "no text" in the app: its head, cut at the pause, gave none, and that
+        // stood for the recording whose whole gives "Okay.".
+        assert!(!head_result_stands(&Outcome::Empty(Empty::NoText)));
+        assert!(!head_result_stands(&Outcome::Empty(Empty::Unrecognised {
+            text: "No.".into()
+        })));
+        assert!(!head_result_stands(&Outcome::Failed("stopped".into())));
+    }
+
+    #[test]
     fn language_settings_become_parameters() {
         assert_eq!(parse_language("auto"), (None, vec![]));
         assert_eq!(parse_language(""), (None, vec![]));
