@@ -37,7 +37,11 @@
 //! and silence:
 //! - real replies: no-speech 0.015–0.32, average log-probability −0.15 to −0.97 when given,
 //!   −1.01 to −1.13 when held back; at least 0.24 s of sound per word; "Thank you." itself
-//!   no-speech 0.016–0.066 with 0.57–0.72 s of sound;
+//!   no-speech 0.016–0.066 with 0.57–0.72 s of sound. Recorded through the virtual desktop's
+//!   microphone (`tests/desktop_short_replies.rs`) the figures are worse: "Done!" held back
+//!   at no-speech 0.45 and −1.14, "Perfect." at 0.34 and −1.11, "OK" at 0.18 and −1.05, the
+//!   rms voice's "No." heard as "9" at 0.15 and −1.22 (below [`RESCUE_LOGPROB`]: said, not
+//!   pasted);
 //! - noise (pink, white, brown at −40 to −20 dBFS, a hum, clicks, a breath, 0.6–3 s): no-speech
 //!   0.56–0.83 and log-probability −1.23 to −2.01, "Thank you." among its texts; digital silence
 //!   "you" at 0.71–0.74;
@@ -86,11 +90,14 @@ pub const CONFIDENT_NO_SPEECH: f32 = 0.25;
 pub const SECONDS_PER_WORD: f32 = 0.12;
 /// A held-back text this short is a reply whose log-probability the timestamps dominate.
 pub const SHORT_REPLY_WORDS: usize = 3;
-/// A held-back short reply needs a no-speech probability below this (held-back real replies
-/// 0.07–0.25; noise's held-back texts 0.56 and above).
-pub const RESCUE_NO_SPEECH: f32 = 0.4;
+/// A held-back short reply needs a no-speech probability below this, as any text taken for
+/// speech (held-back real replies 0.07–0.25 from the clips, up to 0.45 recorded through the
+/// virtual desktop's microphone; noise's held-back texts 0.56 and above, and those short
+/// enough to be a reply are all phrases of the hallucination list or punctuation).
+pub const RESCUE_NO_SPEECH: f32 = SPEECH_NO_SPEECH;
 /// And an average log-probability of at least this (held-back real replies −1.01 to −1.13,
-/// noise −1.29 and below, reversed speech −1.44).
+/// noise's held-back texts −1.23 and below, reversed speech −1.44). The no-speech probability
+/// is the wider margin; this keeps gibberish Whisper was unsure of out.
 pub const RESCUE_LOGPROB: f32 = -1.2;
 
 /// The words of `text` as the rule counts them.
@@ -220,6 +227,14 @@ mod tests {
         assert_eq!(held(" done", 0.211, -1.10, 0.36), words("done"));
         // espeak "No." cut 0.2 s after the word: −1.01.
         assert_eq!(held(" No.", 0.122, -1.01, 0.36), words("No."));
+        // Through the desktop's microphone: "Done!" at 0.45 / −1.14, "Perfect." 0.34 / −1.11.
+        assert_eq!(held(" Done!", 0.45, -1.14, 0.33), words("Done!"));
+        assert_eq!(held(" Perfect.", 0.34, -1.11, 0.39), words("Perfect."));
+        // ... but the rms voice's "No." heard as "9" at −1.22 is too unsure: said, not pasted.
+        assert_eq!(
+            held(" 9", 0.154, -1.22, 0.33),
+            Heard::Unrecognised("9".into())
+        );
     }
 
     #[test]
