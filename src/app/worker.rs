@@ -7,9 +7,9 @@
 //! transcription kills the process is then not retried at every start.
 //!
 //! A recording's head (the audio up to key-up) may arrive first as
-//! [`WorkerCommand::TranscribeEarly`]: its result is kept and used for the whole recording when
+//! [`WorkerCommand::TranscribeEarly`]: its text is kept and used for the whole recording when
 //! the tail that follows is quiet (see [`crate::audio::pause`]), so the text is ready about one tail
-//! sooner. An early transcription that newer audio of the same recording made useless is skipped
+//! sooner. A head that gave no text never stands for the recording: the whole is transcribed. An early transcription that newer audio of the same recording made useless is skipped
 //! when it is still queued, and stopped between encoder blocks when it is already running.
 
 use super::verdict::{gate, Empty};
