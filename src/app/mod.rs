@@ -12,6 +12,7 @@
 mod choices;
 mod delivery;
 mod first_run;
+pub mod heard;
 pub mod model_download;
 mod model_menu;
 pub mod notices;

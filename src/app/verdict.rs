@@ -1,9 +1,12 @@
 //! The last word on a transcript before it reaches the user's document: whether it is text at all
-//! (silence, noise and Whisper's hallucinations of silence are dropped, never pasted), and how it
-//! joins what was dictated just before (a leading space after a word).
+//! (silence, noise and Whisper's hallucinations of silence are dropped, never pasted; a short
+//! reply is kept: the rule is [`super::heard`]'s), whether the person is told that their speech
+//! gave no text ([`spoke`]), and how it joins what was dictated just before (a leading space
+//! after a word).
 
+use super::heard::{self, Evidence, Heard};
 use crate::audio::level::{GateConfig, Level};
-use crate::whisper::Transcript;
+use crate::whisper::{Transcript, WithheldReason};
 use std::time::Duration;
 
 /// Why nothing is delivered.
@@ -13,8 +16,11 @@ pub enum Empty {
     NoSound { active_seconds: f32 },
     /// Whisper produced no text (its no-speech rule, or only punctuation).
     NoText,
-    /// A phrase Whisper is known to invent on silence, on audio with little speech in it.
+    /// A phrase Whisper is known to invent on silence, on audio it did not take for speech.
     Hallucination { text: String },
+    /// Whisper took the audio for speech, but no text can be delivered (`text` is what it
+    /// decoded, held back or dropped; possibly nothing): the person is told.
+    Unrecognised { text: String },
 }
 
 impl Empty {
@@ -24,17 +30,28 @@ impl Empty {
             Empty::NoSound { .. } => "no_sound",
             Empty::NoText => "no_text",
             Empty::Hallucination { .. } => "hallucination",
+            Empty::Unrecognised { .. } => "unrecognised",
         }
     }
 }
 
-/// Sound this long is someone speaking: when it gives no text, they are told so.
+/// Sound this long is someone speaking even when Whisper did not take it for speech: when it
+/// gives no text, they are told so.
 pub const SPOKEN_ENOUGH: Duration = Duration::from_secs(1);
 
-/// Whether a recording that gave no text had speech in it (at least [`SPOKEN_ENOUGH`] of
-/// active sound that the gate let through), as opposed to silence or faint noise.
+/// Whether a recording that gave no text had speech in it, so that the person is told
+/// "nothing recognised": the gate let its sound through and either Whisper took it for speech
+/// ([`Empty::Unrecognised`], however short) or it holds at least [`SPOKEN_ENOUGH`] of sound.
+/// Silence, faint noise (the gate's refusal, said otherwise) and short noise Whisper did not
+/// take for speech are not.
 pub fn spoke(empty: &Empty, level: &Level) -> bool {
-    !matches!(empty, Empty::NoSound { .. }) && level.active_seconds >= SPOKEN_ENOUGH.as_secs_f32()
+    match empty {
+        Empty::NoSound { .. } => false,
+        Empty::Unrecognised { .. } => true,
+        Empty::NoText | Empty::Hallucination { .. } => {
+            level.active_seconds >= SPOKEN_ENOUGH.as_secs_f32()
+        }
+    }
 }
 
 /// Phrases Whisper produces for silence and noise (from its training subtitles), compared after
@@ -70,11 +87,6 @@ const HALLUCINATIONS: &[&str] = &[
     "cisza",
 ];
 
-/// Below this much sound, a known hallucination is taken for one (real "thank you" has more).
-const HALLUCINATION_MAX_ACTIVE: Duration = Duration::from_millis(600);
-/// Or when Whisper itself thought the audio was likely not speech.
-const HALLUCINATION_NO_SPEECH: f32 = 0.25;
-
 /// Lowercase letters and digits, words separated by single spaces; brackets, punctuation and
 /// music notes dropped ("[BLANK_AUDIO]" → "blank audio", "Thank you." → "thank you").
 pub fn normalise(text: &str) -> String {
@@ -107,27 +119,59 @@ pub fn gate(level: &Level, config: &GateConfig) -> Result<(), Empty> {
     }
 }
 
-/// After transcription: the text to deliver, or why there is none.
+/// After transcription: the text to deliver, or why there is none ([`heard::decide`] on what
+/// Whisper gave, held back and measured, and the sound the gate measured).
 pub fn judge(transcript: &Transcript, level: &Level) -> Result<String, Empty> {
-    let text = transcript.text.trim();
-    if normalise(text).is_empty() {
-        return Err(Empty::NoText);
+    match heard::decide(&evidence(transcript, level)) {
+        Heard::Words(text) => Ok(text),
+        Heard::Unrecognised(text) => Err(Empty::Unrecognised { text }),
+        Heard::Hallucination(text) => Err(Empty::Hallucination { text }),
+        Heard::NotSpeech => Err(Empty::NoText),
     }
-    if is_known_hallucination(text) {
-        let no_speech = transcript
-            .segments
-            .iter()
-            .map(|s| s.no_speech_prob)
-            .fold(0.0f32, f32::max);
-        if level.active_seconds < HALLUCINATION_MAX_ACTIVE.as_secs_f32()
-            || no_speech >= HALLUCINATION_NO_SPEECH
-        {
-            return Err(Empty::Hallucination {
-                text: text.to_string(),
-            });
-        }
+}
+
+/// The evidence of `transcript`: its text and the highest no-speech probability of its
+/// segments; when it has no text, the first window the log-probability threshold held back,
+/// or the lowest no-speech probability of the windows that gave nothing.
+pub fn evidence<'a>(transcript: &'a Transcript, level: &Level) -> Evidence<'a> {
+    let sound_seconds = level.active_seconds;
+    if !normalise(&transcript.text).is_empty() {
+        let segments = &transcript.segments;
+        let no_speech = segments.iter().map(|s| s.no_speech_prob).reduce(f32::max);
+        let avg_logprob =
+            segments.iter().map(|s| s.avg_logprob).sum::<f32>() / segments.len().max(1) as f32;
+        return Evidence {
+            text: &transcript.text,
+            held_back: None,
+            no_speech_prob: no_speech,
+            avg_logprob,
+            sound_seconds,
+        };
     }
-    Ok(text.to_string())
+    let held = transcript
+        .withheld
+        .iter()
+        .find(|w| w.reason == WithheldReason::Unreliable && !normalise(&w.text).is_empty());
+    match held {
+        Some(held) => Evidence {
+            text: "",
+            held_back: Some(&held.text),
+            no_speech_prob: Some(held.no_speech_prob),
+            avg_logprob: held.avg_logprob,
+            sound_seconds,
+        },
+        None => Evidence {
+            text: "",
+            held_back: None,
+            no_speech_prob: transcript
+                .withheld
+                .iter()
+                .map(|w| w.no_speech_prob)
+                .reduce(f32::min),
+            avg_logprob: f32::NEG_INFINITY,
+            sound_seconds,
+        },
+    }
 }
 
 /// Dictations closer together than this continue the same text.
@@ -163,7 +207,7 @@ pub fn join_with_previous(previous: Option<(&str, Duration)>, text: &str) -> Str
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::whisper::{Segment, Timings};
+    use crate::whisper::{Segment, Timings, Withheld};
 
     #[test]
     fn a_second_of_speech_without_text_is_worth_saying_silence_is_not() {
@@ -180,6 +224,11 @@ mod tests {
             text: "Dziękuję.".into(),
         };
         assert!(spoke(&thanks, &level(1.2)));
+        // Whisper took it for speech: said however short it was.
+        let unrecognised = Empty::Unrecognised {
+            text: "Weekness".into(),
+        };
+        assert!(spoke(&unrecognised, &level(0.3)));
         // The gate's refusal is a quiet or silent microphone, said otherwise.
         assert!(!spoke(
             &Empty::NoSound {
@@ -207,6 +256,7 @@ mod tests {
             language_probability: None,
             duration: 2.0,
             timings: Timings::default(),
+            withheld: Vec::new(),
         }
     }
 
@@ -244,8 +294,70 @@ mod tests {
     }
 
     #[test]
-    fn a_hallucination_phrase_on_little_sound_is_dropped_even_when_whisper_is_sure() {
-        assert!(judge(&transcript("Thank you.", 0.01), &level(0.3)).is_err());
+    fn a_hallucination_phrase_on_too_little_sound_is_not_delivered() {
+        // Whisper is sure, but 0.1 s of sound cannot hold two words: not pasted, and said.
+        assert_eq!(
+            judge(&transcript("Thank you.", 0.01), &level(0.1)),
+            Err(Empty::Unrecognised {
+                text: "Thank you.".into()
+            })
+        );
+    }
+
+    #[test]
+    fn a_short_real_thank_you_is_kept() {
+        // The dictation: 0.45 s of sound, below the old 0.6 s floor.
+        assert_eq!(
+            judge(&transcript(" Thank you.", 0.02), &level(0.45)),
+            Ok("Thank you.".to_string())
+        );
+    }
+
+    #[test]
+    fn a_reply_whisper_held_back_is_kept_and_noise_it_held_back_is_not() {
+        let held = |text: &str, no_speech, avg_logprob| {
+            let mut t = transcript("", no_speech);
+            t.segments.clear();
+            t.withheld.push(Withheld {
+                reason: WithheldReason::Unreliable,
+                start: 0.0,
+                end: 1.0,
+                text: text.into(),
+                avg_logprob,
+                no_speech_prob: no_speech,
+                temperature: 0.2,
+            });
+            t
+        };
+        assert_eq!(
+            judge(&held(" Done!", 0.254, -1.13), &level(0.36)),
+            Ok("Done!".to_string())
+        );
+        assert_eq!(
+            judge(&held(" Thank you.", 0.581, -1.31), &level(1.5)),
+            Err(Empty::Hallucination {
+                text: "Thank you.".into()
+            })
+        );
+    }
+
+    #[test]
+    fn windows_whisper_took_for_silence_give_no_text_and_are_not_said() {
+        let mut t = transcript("", 0.7);
+        t.segments.clear();
+        t.withheld.push(Withheld {
+            reason: WithheldReason::Silence,
+            start: 0.0,
+            end: 3.0,
+            text: " I'm going to go to the next one.".into(),
+            avg_logprob: -1.78,
+            no_speech_prob: 0.68,
+            temperature: 0.0,
+        });
+        let noise = level(0.5);
+        let verdict = judge(&t, &noise);
+        assert_eq!(verdict, Err(Empty::NoText));
+        assert!(!spoke(&verdict.unwrap_err(), &noise));
     }
 
     #[test]

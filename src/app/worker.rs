@@ -7,9 +7,9 @@
 //! transcription kills the process is then not retried at every start.
 //!
 //! A recording's head (the audio up to key-up) may arrive first as
-//! [`WorkerCommand::TranscribeEarly`]: its result is kept and used for the whole recording when
+//! [`WorkerCommand::TranscribeEarly`]: its text is kept and used for the whole recording when
 //! the tail that follows is quiet (see [`crate::audio::pause`]), so the text is ready about one tail
-//! sooner. An early transcription that newer audio of the same recording made useless is skipped
+//! sooner. A head that gave no text never stands for the recording: the whole is transcribed. An early transcription that newer audio of the same recording made useless is skipped
 //! when it is still queued, and stopped between encoder blocks when it is already running.
 
 use super::verdict::{gate, Empty};
@@ -289,11 +289,16 @@ impl WorkerThread {
             .filter(|early| early.head.id == job.id)
             .and_then(|early| {
                 let quiet_tail = early.head.stands_for(&samples);
-                let usable = quiet_tail && !matches!(early.recognised.outcome, Outcome::Failed(_));
-                if !usable {
+                let usable = quiet_tail && head_result_stands(&early.recognised.outcome);
+                if !quiet_tail {
                     tracing::info!(
                         id = job.id,
                         "speech went on after the early audio: transcribing the whole recording"
+                    );
+                } else if !usable {
+                    tracing::info!(
+                        id = job.id,
+                        "the early audio gave no text: transcribing the whole recording"
                     );
                 }
                 usable.then_some(early.recognised)
@@ -455,6 +460,15 @@ impl WorkerThread {
             early: false,
         });
     }
+}
+
+/// Whether a head's result may stand for the whole recording (whose tail is quiet): only text.
+/// A head that gave no text (or failed) does not: a short reply cut 0.15 s after its last
+/// word, at the speaker's pause, sits at Whisper's thresholds ("No." held back at a
+/// log-probability of −1.01 there, given at −0.90 from the whole recording), and a dictation
+/// that ends empty is worth the second engine time.
+fn head_result_stands(outcome: &Outcome) -> bool {
+    matches!(outcome, Outcome::Text(_))
 }
 
 /// Which audio of a recording is transcribed (for the log).
@@ -702,6 +716,18 @@ pub fn model_request(settings: &Settings, state_dir: &Path) -> Result<ModelReque
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_heads_text_stands_for_a_recording_with_a_quiet_tail() {
+        assert!(head_result_stands(&Outcome::Text("No.".into())));
+        // "Okay." ended "no text" in the app: its head, cut at the pause, gave none, and that
+        // stood for the recording whose whole gives "Okay.".
+        assert!(!head_result_stands(&Outcome::Empty(Empty::NoText)));
+        assert!(!head_result_stands(&Outcome::Empty(Empty::Unrecognised {
+            text: "No.".into()
+        })));
+        assert!(!head_result_stands(&Outcome::Failed("stopped".into())));
+    }
 
     #[test]
     fn language_settings_become_parameters() {

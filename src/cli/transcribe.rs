@@ -16,7 +16,9 @@ use whisper_dictation::paths;
 use whisper_dictation::settings::Settings;
 use whisper_dictation::transcriber::{padding_on, Transcriber};
 use whisper_dictation::whisper::tokenizer::lookup_language;
-use whisper_dictation::whisper::{PaddingEncoding, Segment, Task, TranscribeParams, Transcript};
+use whisper_dictation::whisper::{
+    PaddingEncoding, Segment, Task, TranscribeParams, Transcript, Withheld,
+};
 
 #[derive(Debug, Args)]
 pub struct TranscribeArgs {
@@ -106,6 +108,8 @@ struct JsonReport<'a> {
     language_probability: Option<f32>,
     duration: f32,
     segments: &'a [Segment],
+    /// Windows that gave no text, with Whisper's figures.
+    withheld: &'a [Withheld],
     timings: JsonTimings,
 }
 
@@ -258,6 +262,7 @@ fn print_json(
         language_probability: t.language_probability,
         duration: t.duration,
         segments: &t.segments,
+        withheld: &t.withheld,
         timings: JsonTimings {
             load: engine.load_time().as_secs_f64(),
             audio,

@@ -28,6 +28,7 @@ pub use loader::{Layout, LoadError, LoadOptions};
 pub use model::CacheLayout;
 pub use params::{FallbackChoice, PaddingEncoding, SuppressTokens, Task, TranscribeParams};
 pub use transcribe::{
-    NoObserver, Phase, PhaseObserver, Segment, Timings, TranscribeError, Transcript,
+    NoObserver, Phase, PhaseObserver, Segment, Timings, TranscribeError, Transcript, Withheld,
+    WithheldReason,
 };
 pub use weights::StepWeights;

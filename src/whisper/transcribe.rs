@@ -168,6 +168,38 @@ pub struct Transcript {
     /// Audio length in seconds.
     pub duration: f32,
     pub timings: Timings,
+    /// Windows that gave no text, with what Whisper made of them: the app's verdict weighs a
+    /// short reply the thresholds held back ([`Withheld`]) and says "nothing recognised" when
+    /// speech gave no text.
+    pub withheld: Vec<Withheld>,
+}
+
+/// Why a window gave no text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WithheldReason {
+    /// OpenAI's no-speech rule: no-speech probability above the threshold and a log-probability
+    /// below the threshold.
+    Silence,
+    /// [`crate::whisper::FallbackChoice::BestIfReliable`]: even the best attempt was below the
+    /// log-probability threshold or too repetitive.
+    Unreliable,
+    /// Whisper decoded no words (only timestamps, or nothing).
+    NoWords,
+}
+
+/// A window's text that was not given, and Whisper's figures for it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Withheld {
+    pub reason: WithheldReason,
+    /// The window's span of the audio, in seconds.
+    pub start: f32,
+    pub end: f32,
+    /// What Whisper decoded (empty for [`WithheldReason::NoWords`]).
+    pub text: String,
+    pub avg_logprob: f32,
+    pub no_speech_prob: f32,
+    pub temperature: f32,
 }
 
 /// Transcribes 16 kHz mono samples.
@@ -235,6 +267,7 @@ pub fn transcribe(
     let mut all_tokens: Vec<u32> = initial_prompt.clone();
     let mut prompt_reset_since = 0;
     let mut segments = Vec::new();
+    let mut withheld = Vec::new();
     let mut seek = 0;
     let mut cached_first = first_window;
     while seek < content_frames {
@@ -273,14 +306,28 @@ pub fn transcribe(
         })?;
         timings.decode += decode_started.elapsed();
         timings.windows += 1;
+        let window_span = |window: &WindowResult, reason| {
+            let start = seek as f32 * HOP_LENGTH as f32 / SAMPLE_RATE as f32;
+            Withheld {
+                reason,
+                start,
+                end: start + (segment_size * HOP_LENGTH) as f32 / SAMPLE_RATE as f32,
+                text: window.text.clone(),
+                avg_logprob: window.avg_logprob,
+                no_speech_prob: window.no_speech_prob,
+                temperature: window.temperature,
+            }
+        };
         if result.unreliable {
             // Even the best attempt failed the thresholds: no text from this window.
+            withheld.push(window_span(&result.window, WithheldReason::Unreliable));
             seek += segment_size;
             continue;
         }
         let result = result.window;
 
         if is_silence(&result, params) {
+            withheld.push(window_span(&result, WithheldReason::Silence));
             seek += segment_size;
             continue;
         }
@@ -297,7 +344,13 @@ pub fn transcribe(
                 .iter()
                 .flat_map(|s| s.tokens.iter().copied()),
         );
+        let before = segments.len();
         segments.extend(window_segments.into_iter().filter(|s| !s.tokens.is_empty()));
+        if segments.len() == before {
+            let mut nothing = window_span(&result, WithheldReason::NoWords);
+            nothing.text.clear();
+            withheld.push(nothing);
+        }
         // A window always moves forward, even if its last timestamp was 0.00.
         seek = if next_seek > seek {
             next_seek
@@ -318,6 +371,7 @@ pub fn transcribe(
         language_probability,
         duration: samples.len() as f32 / SAMPLE_RATE as f32,
         timings,
+        withheld,
     })
 }
 
