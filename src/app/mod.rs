@@ -547,15 +547,35 @@ impl App {
                 id,
                 problem,
                 detail,
+                audio_follows,
             } => {
-                tracing::warn!(?id, ?problem, detail, "microphone problem");
+                tracing::warn!(?id, ?problem, detail, audio_follows, "microphone problem");
                 if let Some(id) = id {
-                    // The recorder deletes its journal.
-                    self.journals.remove(&id);
-                    self.overlay.end(id);
-                    self.input(Input::RecorderFailed { id });
+                    if audio_follows {
+                        // Ended as at key-up: what was recorded is transcribed (its Audio
+                        // follows).
+                        if self.dictation.is_recording(id) {
+                            let now = Instant::now();
+                            self.stages.insert(
+                                id,
+                                Stages {
+                                    key_up: Some(now),
+                                    ..Stages::default()
+                                },
+                            );
+                            self.overlay.transcribing(id, now);
+                        }
+                    } else {
+                        // Nothing was recorded: the recorder wrote no journal.
+                        self.journals.remove(&id);
+                        self.overlay.end(id);
+                    }
+                    self.input(Input::RecorderFailed { id, audio_follows });
                 }
-                self.notify(&Notice::MicrophoneFailed { problem });
+                self.notify(&Notice::MicrophoneFailed {
+                    problem,
+                    kept: audio_follows,
+                });
             }
         }
     }
