@@ -8,6 +8,18 @@
 //! that gave no text is said) → delivered (paste / type / copy) → the recording marked finished.
 //! Each one logs its stage timings from key-up. A recording a crash left unfinished is
 //! recovered at the next start ([`recovery`]).
+//!
+//! Who owns a recording, from key-down to its deletion (the folder's layout is in
+//! [`crate::recordings`]): the coordinator names its journal at key-down and keeps the name
+//! (`journals`) until the dictation ends; the recorder (`audio::capture`) writes it until
+//! key-up, or until the microphone fails, and then hands it on whole — only a tap, the
+//! person's cancel, deletes it there, and a microphone change waits for the recording's end;
+//! the worker reads it and never deletes it (a panic there ends the dictation with a notice,
+//! the recording kept); the coordinator then marks it finished ([`results`]): held for Retry
+//! when it was never transcribed ([`retry`] says which one Retry takes). Only
+//! [`RecordingStore`] deletes a finished recording, as one of the oldest beyond the number
+//! kept. Quitting never waits for transcriptions: what is not finished stays a journal and the
+//! next start recovers it.
 
 mod choices;
 mod first_run;
@@ -19,6 +31,7 @@ pub mod output;
 pub mod overlay;
 mod recovery;
 mod results;
+pub mod retry;
 pub mod state;
 pub mod texts;
 pub mod tray;
@@ -141,9 +154,16 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         paths.recordings_dir.clone(),
         settings.keep_recordings.max(1),
     );
-    let last_recording = recordings.latest();
-    // Before anything is recorded: this run's own journals are not unfinished.
+    // Before anything is recorded: this run's own journals are not unfinished (and a save a
+    // crash interrupted is one of them).
     let unfinished = recordings.unfinished();
+    let retry_at_start = recordings.retry_at_start();
+    let held = retry_at_start
+        .as_deref()
+        .is_some_and(RecordingStore::is_held);
+    let retry = retry::RetryChoice::at_start(retry_at_start, held);
+    // The temporary files of state saves a crash interrupted (settings, device history).
+    crate::atomic_file::remove_stale_temps(&paths.state_dir);
     if !unfinished.is_empty() {
         tracing::info!(
             count = unfinished.len(),
@@ -182,7 +202,7 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         recorder,
         worker,
         output,
-        last_recording,
+        retry,
         recordings,
         journals: HashMap::new(),
         recovery: recovery::Recovery::new(unfinished),
@@ -241,7 +261,13 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
     if let Some(hotkey) = app.hotkey {
         let _ = app.hotkeys.unregister(hotkey);
     }
-    tracing::info!("quit");
+    // Quit or logout: no waiting for the transcriptions queued. What is not done stays in its
+    // journal and is recovered at the next start.
+    app.worker.stop_now();
+    tracing::info!(
+        unfinished = app.dictation.queued(),
+        "quit; dictations not finished are recovered at the next start"
+    );
     Ok(())
 }
 
@@ -291,8 +317,8 @@ struct App {
     recorder: Recorder,
     worker: Worker,
     output: Output,
-    /// The newest saved recording ("Retry last recording"); the worker saves them.
-    last_recording: Option<PathBuf>,
+    /// The recording "Retry last recording" takes.
+    retry: retry::RetryChoice,
     recordings: RecordingStore,
     /// The journal of each dictation from key-down until its dictation ends.
     journals: HashMap<u64, PathBuf>,
@@ -412,7 +438,7 @@ impl App {
                     self.transcribe(id, JobAudio::Recorded(samples));
                 }
             }
-            Action::TranscribeSaved { id } => match self.last_recording.clone() {
+            Action::TranscribeSaved { id } => match self.retry.path().map(PathBuf::from) {
                 Some(path) => {
                     tracing::info!(id, path = %path.display(), "retrying a saved recording");
                     self.stages.insert(
@@ -692,7 +718,7 @@ impl App {
             device.as_ref().map(|(d, w)| (d.as_str(), w.as_str())),
         );
         tray.set_status(&line);
-        tray.set_retry_enabled(self.last_recording.is_some());
+        tray.set_retry_enabled(self.retry.path().is_some());
     }
 
     fn notify(&self, notice: &Notice) {
