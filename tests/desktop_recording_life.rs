@@ -9,6 +9,9 @@
 //!     the tray menu pastes its words;
 //! (b) the Microphone menu used in the middle of a recording: the change applies after it, and
 //!     the whole dictation is pasted;
+//! (d) quitting (SIGTERM, as at logout) while a long dictation is being transcribed: the app
+//!     exits at once instead of finishing it, and the next start recovers it (clipboard and
+//!     notification);
 //! (c) the microphone unplugged in the middle of a recording (its PulseAudio null sink
 //!     unloaded): a notification says so, and what it recorded is transcribed and pasted.
 //!
@@ -21,7 +24,9 @@
 mod app_rig;
 mod rig;
 
-use app_rig::{clip, clip_text, fresh_desktop, start_app, wait_ready, HOTKEY, TRANSCRIBE_TIMEOUT};
+use app_rig::{
+    clip, clip_text, concatenate, fresh_desktop, start_app, wait_ready, HOTKEY, TRANSCRIBE_TIMEOUT,
+};
 use rig::{run_ok, AppProcess, Desktop, TextBox};
 use std::fs;
 use std::path::Path;
@@ -32,6 +37,9 @@ const PANICKING_M1: &str = "mps,name=M1,panic=encode@2";
 const CRASH_NOTICE: &str = "The transcription stopped on an internal error of the app";
 const MICROPHONE_KEPT_NOTICE: &str = "What it recorded until then is being transcribed";
 const IDLE: &str = "#1E88E5";
+const RECOVERED_NOTICE: &str = "Dictation recovered";
+/// SIGTERM to exit, with the transcription in progress stopped (it took seconds more before).
+const QUIT_BOUND: Duration = Duration::from_secs(3);
 
 fn write_toggle_settings(state: &Path) {
     fs::create_dir_all(state).unwrap();
@@ -238,9 +246,82 @@ fn a_recording_survives_a_panicking_transcription_a_microphone_change_and_an_unp
     let stopped_at = log.rfind("recording stopped").unwrap();
     let change_at = log.rfind("microphone change: applies").unwrap();
     assert!(change_at < stopped_at, "chosen during the recording");
+    let first_word = device.split_whitespace().next().unwrap_or_default();
+    let reopened = log[stopped_at..]
+        .lines()
+        .any(|l| l.contains("microphone open") && l.contains(first_word));
+    assert!(
+        reopened,
+        "the chosen microphone opened after the recording:\n{log}"
+    );
     // Back to the system default (the fake microphone) for (c).
     menu_keys(&desktop, icon, &out.join("menu-default.png"), &["i", "s"]);
     thread::sleep(Duration::from_millis(500));
+
+    // (d) Quit while a long dictation is transcribed: no waiting; the next start recovers it.
+    let long = out.join("three-sentences.wav");
+    concatenate(
+        &[
+            Ok(&clip("en_kal.wav")),
+            Err(Duration::from_millis(800)),
+            Ok(&clip("en_fest_slt_hts.wav")),
+            Err(Duration::from_millis(800)),
+            Ok(&clip("en_espeak.wav")),
+        ],
+        &long,
+    );
+    let expected = [
+        clip_text("en_kal.wav"),
+        clip_text("en_fest_slt_hts.wav"),
+        clip_text("en_espeak.wav"),
+    ]
+    .join(" ");
+    let transcribing_before = count(&app, "transcribing");
+    let mut playback = desktop.play(&long).unwrap_or_else(|e| panic!("{e}"));
+    press(&desktop);
+    app.wait_for_log("microphone recording", Duration::from_secs(5))
+        .unwrap_or_else(|e| panic!("{e}"));
+    playback
+        .wait(Duration::from_secs(60))
+        .unwrap_or_else(|e| panic!("{e}"));
+    thread::sleep(Duration::from_millis(300));
+    press(&desktop);
+    wait_for_nth(&mut app, "transcribing", transcribing_before);
+    thread::sleep(Duration::from_millis(300));
+    let quit_at = std::time::Instant::now();
+    let status = app.stop().unwrap_or_else(|e| panic!("{e}"));
+    let took = quit_at.elapsed();
+    println!(
+        "(d) SIGTERM while transcribing: exited in {} ms ({status})",
+        took.as_millis()
+    );
+    assert!(status.success(), "a clean exit: {status}\n{}", app.log());
+    assert!(
+        took < QUIT_BOUND,
+        "quit waited {took:?} for the transcription"
+    );
+    assert!(app.logged("quitting"), "{}", app.log());
+    let left: Vec<String> = recordings(&state)
+        .into_iter()
+        .filter(|n| n.ends_with(".journal.wav"))
+        .collect();
+    assert_eq!(left.len(), 1, "the dictation stays a journal: {left:?}");
+    drop(app);
+    // The next start (on the CPU now: no simulated GPU) recovers it.
+    let mut app = start_app(&desktop, &state, &[("WHISPER_DICTATION_UI_LANG", "en")]);
+    wait_ready(&mut app);
+    desktop
+        .wait_for_notification(RECOVERED_NOTICE, TRANSCRIBE_TIMEOUT)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let recovered = desktop.clipboard().unwrap_or_else(|e| panic!("{e}"));
+    assert_words(&recovered, &expected, "(d) recovered after quitting");
+    let attempts = app
+        .log()
+        .lines()
+        .find(|l| l.contains("recovering an unfinished recording"))
+        .and_then(|l| rig::log_field(l, "attempts"))
+        .unwrap_or_default();
+    assert_eq!(attempts, "0", "a quit is not a failed attempt");
 
     // (c) The microphone is unplugged in the middle of a recording, after the words.
     let text_box = TextBox::open(&desktop, "life-c").unwrap_or_else(|e| panic!("{e}"));

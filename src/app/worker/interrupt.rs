@@ -4,6 +4,7 @@
 //! transcribed yet is left on disk as journals for the next start to recover).
 
 use super::{JobAudio, Outcome, WorkerCommand, WorkerEvent, WorkerThread, SAMPLE_RATE};
+use crate::recordings::RecordingStore;
 use std::any::Any;
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -111,6 +112,11 @@ impl WorkerThread {
     /// the next start to recover (those with a journal are there already; one kept in memory
     /// only is written to a journal now).
     pub(super) fn leave_for_next_start(&mut self, queue: VecDeque<WorkerCommand>) {
+        // Transcriptions begun and stopped by the quit (a head's included) are not attempts
+        // that failed: the next start must not count them against the recording.
+        for journal in std::mem::take(&mut self.attempted) {
+            RecordingStore::uncount_attempt(&journal);
+        }
         let mut left = 0;
         for command in queue {
             let WorkerCommand::Transcribe(job) = command else {
@@ -141,7 +147,6 @@ impl WorkerThread {
 mod tests {
     use super::super::{Job, TranscribeParams, Wording};
     use super::*;
-    use crate::recordings::RecordingStore;
     use std::collections::HashSet;
     use std::sync::atomic::AtomicBool;
     use std::sync::mpsc::{channel, Receiver};
@@ -244,6 +249,9 @@ mod tests {
         let store = RecordingStore::new(dir.path().to_path_buf(), 3);
         let (mut worker, _events) = thread(store.clone());
         let journal = store.save_unfinished(&tone(), SAMPLE_RATE).unwrap();
+        // Its head was being transcribed when the app quit.
+        RecordingStore::count_attempt(&journal);
+        worker.attempted.insert(journal.clone());
         let queue = VecDeque::from(vec![
             WorkerCommand::Transcribe(job(1, JobAudio::Recorded(tone()), Some(journal.clone()))),
             // Kept in memory only (its journal could not be written).
@@ -254,6 +262,7 @@ mod tests {
         let unfinished = store.unfinished();
         assert_eq!(unfinished.len(), 2, "{unfinished:?}");
         assert_eq!(unfinished[0].path, journal);
+        assert_eq!(unfinished[0].attempts, 0, "a quit is not a failed attempt");
         for recording in &unfinished {
             assert_eq!(
                 RecordingStore::load(&recording.path).unwrap().len(),
