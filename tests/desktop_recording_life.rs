@@ -90,8 +90,7 @@ fn wait_for_nth(app: &mut AppProcess, needle: &str, before: usize) -> String {
             return app
                 .log()
                 .lines()
-                .filter(|l| l.contains(needle))
-                .next_back()
+                .rfind(|l| l.contains(needle))
                 .unwrap_or_default()
                 .to_string();
         }

@@ -344,7 +344,7 @@ impl RecorderThread {
     }
 
     fn stop(&mut self, id: u64, deliver: bool) {
-        if !self.current.is_some_and(|c| c.id == id) {
+        if self.current.is_none_or(|c| c.id != id) {
             return;
         }
         if deliver {
