@@ -236,7 +236,7 @@ fn a_microphone_that_fails_while_the_key_is_held_hands_on_what_it_recorded() {
 }
 
 #[test]
-fn a_microphone_that_stalls_during_the_tail_hands_on_the_whole_recording() {
+fn a_microphone_that_fails_during_the_tail_hands_on_the_whole_recording() {
     let source = Scripted::default();
     let (recorder, rx) = spawn(&source, "bluetooth");
     recorder.send(RecorderCommand::Start {
