@@ -10,8 +10,27 @@
 //! - `rec-<millis>-<counter>.wav`: a finished recording (its dictation ended: text delivered,
 //!   nothing recognised, or failed), kept for "Retry last recording"; only the newest `keep` of
 //!   these are kept.
+//! - `rec-<millis>-<counter>.held`: beside a finished recording that was never transcribed (its
+//!   transcription failed, crashed, or stopped the app twice): it is not pruned until a
+//!   transcription of it (a Retry) has finished.
 //!
-//! Names sort by time. It never touches a file that does not match these patterns.
+//! A recording's life, and who owns it at each step:
+//!
+//! 1. **Key-down**: the app asks here for a journal's name ([`RecordingStore::new_journal`]);
+//!    the recorder (`audio::capture`) creates it and writes it as the person speaks.
+//! 2. **Key-up, or the microphone failing**: the recorder closes the journal and hands it on;
+//!    a recording the recorder could not journal is written as one here by the worker
+//!    ([`RecordingStore::save_unfinished`]) before it is transcribed. A tap (the person's
+//!    cancel) is the only end at which the recorder deletes it.
+//! 3. **Transcribed, delivered or failed**: the app's coordinator marks it finished
+//!    ([`RecordingStore::finish`]); never transcribed, it is held. Quitting or crashing before
+//!    this leaves it a journal, recovered at the next start (`app::recovery`).
+//! 4. **Pruned**: only here, only finished recordings that are not held, the oldest first,
+//!    beyond `keep`.
+//!
+//! Names sort by time. It never touches a file that does not match these patterns, except its
+//! own leftovers ([`RecordingStore::unfinished`]): a journal cut off before its header was
+//! written, and the `.partial.*` temporary files of a save that a crash interrupted.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -27,6 +46,10 @@ const FINISHED: &str = ".wav";
 const JOURNAL: &str = ".journal.wav";
 /// The attempt count beside a journal ends so.
 const ATTEMPTS: &str = ".attempts";
+/// The mark beside a finished recording never transcribed ends so.
+const HELD: &str = ".held";
+/// What a temporary file of a save adds to the name it is saved as (`audio::wav::temp_path`).
+const PARTIAL: &str = ".partial.";
 
 /// The rate recordings are stored at: Whisper's input rate.
 pub const RECORDING_RATE: u32 = 16_000;
@@ -108,6 +131,21 @@ impl RecordingStore {
         Ok(self.dir.join(format!("{stem}{JOURNAL}")))
     }
 
+    /// Saves 16 kHz mono samples (a recording the recorder could not journal) as a new
+    /// journal, atomically: unfinished until its dictation ends, like any recording.
+    ///
+    /// # Errors
+    /// [`RecordingError::CreateDir`] or [`RecordingError::Audio`], naming the folder or file.
+    pub fn save_unfinished(
+        &self,
+        samples: &[f32],
+        sample_rate: u32,
+    ) -> Result<PathBuf, RecordingError> {
+        let path = self.new_journal()?;
+        write_wav_atomic(&path, samples, sample_rate)?;
+        Ok(path)
+    }
+
     /// Whether `path` is an unfinished recording (a journal).
     pub fn is_journal(path: &Path) -> bool {
         journal_stem(path).is_some()
@@ -127,24 +165,69 @@ impl RecordingStore {
         attempts
     }
 
-    /// Marks the recording at `path` finished (its dictation ended) and returns where it is
-    /// kept now: a journal becomes a finished recording and the oldest beyond `keep` are
-    /// deleted; any other path is returned as it is. A journal that cannot be renamed stays
-    /// a journal (logged): it is recovered at the next start rather than lost.
-    pub fn finish(&self, path: &Path) -> PathBuf {
-        let Some(stem) = journal_stem(path) else {
-            return path.to_path_buf();
+    /// Takes back one [`Self::count_attempt`]: the transcription was stopped on purpose (the
+    /// app quit), which says nothing about the recording.
+    pub fn uncount_attempt(path: &Path) {
+        let Some(sidecar) = attempts_path(path) else {
+            return;
         };
-        let finished = path.with_file_name(format!("{stem}{FINISHED}"));
-        if let Err(e) = std::fs::rename(path, &finished) {
-            tracing::warn!("cannot mark the recording {} finished: {e}", path.display());
-            return path.to_path_buf();
+        let result = match read_attempts(&sidecar) {
+            0 | 1 => std::fs::remove_file(&sidecar),
+            n => std::fs::write(&sidecar, (n - 1).to_string()),
+        };
+        if let Err(e) = result {
+            tracing::warn!("{}: {e}", sidecar.display());
         }
-        if let Some(sidecar) = attempts_path(path) {
-            let _ = std::fs::remove_file(sidecar);
+    }
+
+    /// Marks the recording at `path` finished (its dictation ended) and returns where it is
+    /// kept now: a journal becomes a finished recording; any other path stays as it is. A
+    /// recording that was never `transcribed` is held (not pruned) until a later finish says
+    /// it was; then the oldest beyond `keep` are deleted. A journal that cannot be renamed
+    /// stays a journal (logged): it is recovered at the next start rather than lost.
+    pub fn finish(&self, path: &Path, transcribed: bool) -> PathBuf {
+        let finished = match journal_stem(path) {
+            Some(stem) => {
+                let finished = path.with_file_name(format!("{stem}{FINISHED}"));
+                if let Err(e) = std::fs::rename(path, &finished) {
+                    tracing::warn!("cannot mark the recording {} finished: {e}", path.display());
+                    return path.to_path_buf();
+                }
+                if let Some(sidecar) = attempts_path(path) {
+                    let _ = std::fs::remove_file(sidecar);
+                }
+                finished
+            }
+            None => path.to_path_buf(),
+        };
+        if let Some(mark) = held_path(&finished) {
+            let marked = if transcribed {
+                remove_if_present(&mark)
+            } else {
+                std::fs::write(&mark, b"")
+            };
+            if let Err(e) = marked {
+                tracing::warn!("{}: {e}", mark.display());
+            }
         }
         self.prune(&finished);
         finished
+    }
+
+    /// Whether the finished recording at `path` was never transcribed (see [`Self::finish`]).
+    pub fn is_held(path: &Path) -> bool {
+        held_path(path).is_some_and(|mark| mark.exists())
+    }
+
+    /// The recording "Retry last recording" takes at start: the newest held one (a notice
+    /// named it for Retry), else the newest.
+    pub fn retry_at_start(&self) -> Option<PathBuf> {
+        let all = self.list();
+        all.iter()
+            .rev()
+            .find(|p| Self::is_held(p))
+            .or(all.last())
+            .cloned()
     }
 
     /// The recordings a previous run left unfinished, oldest first, each with its header
@@ -152,6 +235,7 @@ impl RecordingStore {
     /// sample (the process died at key-down) is deleted; one that cannot be read is logged and
     /// left alone. Call it before this run starts recording.
     pub fn unfinished(&self) -> Vec<Unfinished> {
+        self.clean_leftovers();
         let entries: Vec<(String, PathBuf)> = self.entries().collect();
         // An attempt count whose journal is gone (the process died between finishing one and
         // deleting its count) counts nothing.
@@ -176,6 +260,15 @@ impl RecordingStore {
             .filter_map(|((millis, _), path)| {
                 let sealed = match wav_journal::seal(&path) {
                     Ok(sealed) => sealed,
+                    Err(_) if cut_before_the_header(&path) => {
+                        // Created, and nothing more (a full disk at key-down): nothing to keep.
+                        tracing::info!(path = %path.display(), "empty journal removed");
+                        let _ = std::fs::remove_file(&path);
+                        if let Some(sidecar) = attempts_path(&path) {
+                            let _ = std::fs::remove_file(sidecar);
+                        }
+                        return None;
+                    }
                     Err(e) => {
                         tracing::warn!("unfinished recording not recoverable: {e}");
                         return None;
@@ -199,9 +292,56 @@ impl RecordingStore {
             .collect()
     }
 
-    /// Deletes the oldest recordings so that at most `keep` remain, never `just_saved`.
+    /// Removes what a crash left behind: the temporary file of a save that never got renamed
+    /// (a recording the save had not finished is recovered from it when it holds audio), and
+    /// held marks whose recording is gone.
+    fn clean_leftovers(&self) {
+        for (name, path) in self.entries().collect::<Vec<_>>() {
+            if let Some(stem) = name.strip_suffix(HELD) {
+                if parse_stem(stem).is_some()
+                    && !self.dir.join(format!("{stem}{FINISHED}")).exists()
+                {
+                    let _ = std::fs::remove_file(&path);
+                }
+                continue;
+            }
+            let Some((saved_as, _)) = name.split_once(PARTIAL) else {
+                continue;
+            };
+            let stem = saved_as
+                .strip_suffix(JOURNAL)
+                .or_else(|| saved_as.strip_suffix(FINISHED));
+            let Some(stem) = stem.filter(|stem| parse_stem(stem).is_some()) else {
+                continue;
+            };
+            let journal = self.dir.join(format!("{stem}{JOURNAL}"));
+            let finished = self.dir.join(format!("{stem}{FINISHED}"));
+            let whole_elsewhere = journal.exists() || finished.exists();
+            let holds_audio = || wav_journal::seal(&path).is_ok_and(|sealed| sealed.samples > 0);
+            if !whole_elsewhere && holds_audio() {
+                match std::fs::rename(&path, &journal) {
+                    Ok(()) => tracing::info!(
+                        path = %journal.display(),
+                        "an interrupted save recovered as an unfinished recording"
+                    ),
+                    Err(e) => tracing::warn!("{}: {e}", path.display()),
+                }
+            } else if let Err(e) = std::fs::remove_file(&path) {
+                tracing::warn!("{}: {e}", path.display());
+            } else {
+                tracing::info!(path = %path.display(), "leftover of an interrupted save removed");
+            }
+        }
+    }
+
+    /// Deletes the oldest recordings that are not held so that at most `keep` of them remain,
+    /// never `just_saved`.
     fn prune(&self, just_saved: &Path) {
-        let all = self.list();
+        let all: Vec<PathBuf> = self
+            .list()
+            .into_iter()
+            .filter(|p| !Self::is_held(p))
+            .collect();
         let excess = all.len().saturating_sub(self.keep.max(1));
         for old in all
             .iter()
@@ -280,6 +420,29 @@ fn journal_stem(path: &Path) -> Option<&str> {
 fn attempts_path(journal: &Path) -> Option<PathBuf> {
     let stem = journal_stem(journal)?;
     Some(journal.with_file_name(format!("{stem}{ATTEMPTS}")))
+}
+
+/// The held mark beside a finished recording.
+fn held_path(finished: &Path) -> Option<PathBuf> {
+    let stem = finished.file_name()?.to_str()?.strip_suffix(FINISHED)?;
+    parse_stem(stem)?;
+    Some(finished.with_file_name(format!("{stem}{HELD}")))
+}
+
+fn remove_if_present(path: &Path) -> io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// Whether the journal at `path` holds at most a beginning of its own header: it was created
+/// and the process died (or the disk was full) before a single sample was written.
+fn cut_before_the_header(path: &Path) -> bool {
+    let Ok(bytes) = std::fs::read(path) else {
+        return false;
+    };
+    bytes.len() < wav_journal::HEADER_BYTES && b"RIFF".starts_with(&bytes[..bytes.len().min(4)])
 }
 
 /// The count in an attempts file; 0 when it is missing or not a number.
@@ -415,7 +578,7 @@ mod tests {
         assert!(age < Duration::from_secs(60), "{age:?}");
         assert_eq!(RecordingStore::load(&journal).unwrap().len(), 8_000);
 
-        let finished = store.finish(&journal);
+        let finished = store.finish(&journal, true);
         assert!(!journal.exists() && finished.exists());
         assert!(parse_name(finished.file_name().unwrap().to_str().unwrap()).is_some());
         assert!(store.unfinished().is_empty());
@@ -424,7 +587,7 @@ mod tests {
         assert_eq!(store.list(), vec![older[1].clone(), finished.clone()]);
         assert_eq!(store.latest(), Some(finished.clone()));
         // Finishing a finished recording (a retry) changes nothing.
-        assert_eq!(store.finish(&finished), finished);
+        assert_eq!(store.finish(&finished, true), finished);
         assert_eq!(RecordingStore::count_attempt(&finished), 0);
     }
 
@@ -447,6 +610,113 @@ mod tests {
         assert!(!empty.exists());
         assert!(attempts_path(&empty).is_some_and(|p| !p.exists()));
         assert_eq!(std::fs::read(&foreign).unwrap(), b"not a wav");
+    }
+
+    #[test]
+    fn a_recording_never_transcribed_is_held_until_a_retry_transcribes_it() {
+        use crate::audio::wav_journal::JournalWriter;
+        let dir = tempfile::tempdir().unwrap();
+        let store = RecordingStore::new(dir.path().to_path_buf(), 2);
+        // Recorded first (the oldest name), its transcription stopped the app twice: kept for
+        // Retry by the third start.
+        let journal = store.new_journal().unwrap();
+        JournalWriter::create(&journal, 16_000)
+            .unwrap()
+            .append(&tone(9))
+            .unwrap();
+        let newer: Vec<PathBuf> = (0..2).map(|i| store.save(&tone(i)).unwrap()).collect();
+        let held = store.finish(&journal, false);
+        assert!(RecordingStore::is_held(&held));
+        assert_eq!(store.retry_at_start(), Some(held.clone()));
+        // Ten dictations later it is still there; the others are pruned to `keep`.
+        let mut last = newer[1].clone();
+        for i in 0..10 {
+            let j = store.save_unfinished(&tone(i), RECORDING_RATE).unwrap();
+            last = store.finish(&j, true);
+        }
+        assert!(held.exists(), "a recording never transcribed is not pruned");
+        let list = store.list();
+        assert_eq!(list.len(), 3, "{list:?}");
+        assert_eq!(list[0], held);
+        assert_eq!(list[2], last);
+        // Still the one Retry takes at start, though older than every other.
+        assert_eq!(store.retry_at_start(), Some(held.clone()));
+        // A Retry that transcribed it: an ordinary recording again (kept while it is the one
+        // just retried), the oldest, pruned at the next dictation.
+        assert_eq!(store.finish(&held, true), held);
+        assert!(!RecordingStore::is_held(&held) && held.exists());
+        let j = store.save_unfinished(&tone(11), RECORDING_RATE).unwrap();
+        let newest = store.finish(&j, true);
+        assert!(!held.exists(), "pruned as the oldest beyond keep");
+        assert_eq!(store.retry_at_start(), Some(newest));
+    }
+
+    #[test]
+    fn a_stopped_transcription_takes_its_attempt_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = RecordingStore::new(dir.path().to_path_buf(), 2);
+        let journal = store.save_unfinished(&tone(0), RECORDING_RATE).unwrap();
+        assert_eq!(RecordingStore::count_attempt(&journal), 1);
+        assert_eq!(RecordingStore::count_attempt(&journal), 2);
+        RecordingStore::uncount_attempt(&journal);
+        assert_eq!(store.unfinished()[0].attempts, 1);
+        RecordingStore::uncount_attempt(&journal);
+        assert_eq!(store.unfinished()[0].attempts, 0);
+        assert!(attempts_path(&journal).is_some_and(|p| !p.exists()));
+    }
+
+    #[test]
+    fn leftovers_of_a_crash_are_cleaned_and_an_interrupted_save_is_recovered() {
+        use crate::audio::wav::write_wav_atomic;
+        let dir = tempfile::tempdir().unwrap();
+        let store = RecordingStore::new(dir.path().to_path_buf(), 3);
+        let at = |name: &str| dir.path().join(name);
+        // A journal created on a full disk: no byte, or part of its header.
+        std::fs::write(at("rec-000000000000001-000000.journal.wav"), b"").unwrap();
+        std::fs::write(at("rec-000000000000002-000000.journal.wav"), b"RIFF\x24\0").unwrap();
+        // A save cut off before its rename, with the recording in it and nowhere else.
+        let whole = at("rec-000000000000003-000000.wav");
+        write_wav_atomic(&whole, &tone(3), RECORDING_RATE).unwrap();
+        let cut = at("rec-000000000000003-000000.wav.partial.4242-0");
+        std::fs::rename(&whole, &cut).unwrap();
+        // The 16 kHz rewrite of a journal, cut off: the journal itself is whole.
+        let journal = store.save_unfinished(&tone(4), RECORDING_RATE).unwrap();
+        let rewrite = journal.with_file_name(format!(
+            "{}.partial.4242-1",
+            journal.file_name().unwrap().to_str().unwrap()
+        ));
+        std::fs::write(&rewrite, b"RIFF").unwrap();
+        // A held mark whose recording the person deleted.
+        std::fs::write(at("rec-000000000000005-000000.held"), b"").unwrap();
+        // Not ours: left alone.
+        std::fs::write(at("rec-000000000000006-000000.journal.wav"), b"not a wav").unwrap();
+        std::fs::write(at("notes.wav.partial.1-0"), b"keep").unwrap();
+
+        let found = store.unfinished();
+        let paths: Vec<&Path> = found.iter().map(|u| u.path.as_path()).collect();
+        let recovered = at("rec-000000000000003-000000.journal.wav");
+        assert_eq!(paths, vec![recovered.as_path(), journal.as_path()]);
+        assert_eq!(
+            RecordingStore::load(&recovered).unwrap().len(),
+            tone(3).len()
+        );
+        let mut left: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        let journal_name = journal.file_name().unwrap().to_string_lossy().into_owned();
+        let mut expected = vec![
+            "notes.wav.partial.1-0".to_string(),
+            "rec-000000000000003-000000.journal.wav".to_string(),
+            "rec-000000000000006-000000.journal.wav".to_string(),
+            journal_name,
+        ];
+        expected.sort();
+        assert_eq!(left, expected);
+        // The next start finds the same, and warns about nothing new.
+        assert_eq!(store.unfinished().len(), 2);
     }
 
     #[test]

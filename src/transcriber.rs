@@ -59,6 +59,12 @@ impl Transcriber {
         &self.manager
     }
 
+    /// The operation under way on the device will not finish (the worker caught a panic in it,
+    /// a bug of the app's, not the device's): its in-flight mark is cleared, nothing recorded.
+    pub fn abandon_operation(&mut self) {
+        self.manager.cancelled(self.on);
+    }
+
     /// User-facing device messages since the last call.
     pub fn take_notices(&mut self) -> Vec<String> {
         self.manager.take_notices()

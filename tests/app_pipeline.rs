@@ -1,8 +1,9 @@
 //! The app's transcription pipeline without a desktop: the worker thread with the real `base`
 //! model turns recordings into what would be pasted. Silence and faint noise give nothing (and
 //! the engine's own "you" on silence is recognised as a hallucination), speech gives its words,
-//! every recording is saved before transcription, a saved recording can be retried, and a
-//! recording that could not be transcribed is kept. The head of a recording transcribed at
+//! every recording is saved before transcription (unfinished, until the harness marks it
+//! finished as the app does), a saved recording can be retried, and a recording that could not
+//! be transcribed is kept. The head of a recording transcribed at
 //! key-up gives the text when the tail after it is quiet, and is thrown away when it is not.
 
 mod common;
@@ -31,6 +32,7 @@ struct Harness {
     worker: Worker,
     events: mpsc::Receiver<WorkerEvent>,
     recordings: std::path::PathBuf,
+    store: RecordingStore,
     _dir: tempfile::TempDir,
 }
 
@@ -40,7 +42,8 @@ impl Harness {
         let recordings = dir.path().join("recordings");
         let (tx, events) = mpsc::channel();
         let tx = std::sync::Mutex::new(tx);
-        let worker = Worker::spawn(RecordingStore::new(recordings.clone(), 3), move |e| {
+        let store = RecordingStore::new(recordings.clone(), 3);
+        let worker = Worker::spawn(store.clone(), move |e| {
             let _ = tx.lock().unwrap().send(e);
         })
         .unwrap();
@@ -48,8 +51,20 @@ impl Harness {
             worker,
             events,
             recordings,
+            store,
             _dir: dir,
         }
+    }
+
+    /// What the app does when a dictation ends: its recording is marked finished (held when
+    /// it was not transcribed); returns where it is kept.
+    fn finish(
+        &self,
+        outcome: &Outcome,
+        recording: Option<&std::path::Path>,
+    ) -> Option<std::path::PathBuf> {
+        let transcribed = !matches!(outcome, Outcome::Failed(_) | Outcome::Crashed(_));
+        recording.map(|path| self.store.finish(path, transcribed))
     }
 
     fn load(&self) {
@@ -101,7 +116,8 @@ impl Harness {
             } = self.events.recv_timeout(WAIT).expect("the worker answers")
             {
                 assert_eq!(done, id);
-                return (outcome, recording);
+                let kept = self.finish(&outcome, recording.as_deref());
+                return (outcome, kept);
             }
         }
     }
@@ -131,10 +147,12 @@ impl Harness {
                 id: done,
                 outcome,
                 early,
+                recording,
                 ..
             } = self.events.recv_timeout(WAIT).expect("the worker answers")
             {
                 assert_eq!(done, id);
+                self.finish(&outcome, recording.as_deref());
                 return (outcome, early);
             }
         }

@@ -131,7 +131,7 @@ fn unfinished_recording_journal() {
             match RecordingStore::load(&unfinished.path) {
                 Ok(samples) if samples.iter().all(|x| x.is_finite()) => {
                     // Finishing it keeps it for Retry.
-                    let kept = store.finish(&unfinished.path);
+                    let kept = store.finish(&unfinished.path, true);
                     if store.latest() != Some(kept) {
                         return Err("a finished recording is not the latest".into());
                     }

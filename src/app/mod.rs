@@ -8,6 +8,18 @@
 //! that gave no text is said) → delivered (paste / type / copy) → the recording marked finished.
 //! Each one logs its stage timings from key-up. A recording a crash left unfinished is
 //! recovered at the next start ([`recovery`]).
+//!
+//! Who owns a recording, from key-down to its deletion (the folder's layout is in
+//! [`crate::recordings`]): the coordinator names its journal at key-down and keeps the name
+//! (`journals`) until the dictation ends; the recorder (`audio::capture`) writes it until
+//! key-up, or until the microphone fails, and then hands it on whole — only a tap, the
+//! person's cancel, deletes it there, and a microphone change waits for the recording's end;
+//! the worker reads it and never deletes it (a panic there ends the dictation with a notice,
+//! the recording kept); the coordinator then marks it finished ([`results`]): held for Retry
+//! when it was never transcribed ([`retry`] says which one Retry takes). Only
+//! [`RecordingStore`] deletes a finished recording, as one of the oldest beyond the number
+//! kept. Quitting never waits for transcriptions: what is not finished stays a journal and the
+//! next start recovers it.
 
 mod choices;
 mod delivery;
@@ -21,6 +33,7 @@ pub mod output;
 pub mod overlay;
 mod recovery;
 mod results;
+pub mod retry;
 pub mod state;
 pub mod texts;
 pub mod tray;
@@ -146,9 +159,16 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         paths.recordings_dir.clone(),
         settings.keep_recordings.max(1),
     );
-    let last_recording = recordings.latest();
-    // Before anything is recorded: this run's own journals are not unfinished.
+    // Before anything is recorded: this run's own journals are not unfinished (and a save a
+    // crash interrupted is one of them).
     let unfinished = recordings.unfinished();
+    let retry_at_start = recordings.retry_at_start();
+    let held = retry_at_start
+        .as_deref()
+        .is_some_and(RecordingStore::is_held);
+    let retry = retry::RetryChoice::at_start(retry_at_start, held);
+    // The temporary files of state saves a crash interrupted (settings, device history).
+    crate::atomic_file::remove_stale_temps(&paths.state_dir);
     if !unfinished.is_empty() {
         tracing::info!(
             count = unfinished.len(),
@@ -190,7 +210,7 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         worker,
         output,
         hotkey_down,
-        last_recording,
+        retry,
         recordings,
         journals: HashMap::new(),
         recovery: recovery::Recovery::new(unfinished),
@@ -248,7 +268,13 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
     if let Some(hotkey) = app.hotkey {
         let _ = app.hotkeys.unregister(hotkey);
     }
-    tracing::info!("quit");
+    // Quit or logout: no waiting for the transcriptions queued. What is not done stays in its
+    // journal and is recovered at the next start.
+    app.worker.stop_now();
+    tracing::info!(
+        unfinished = app.dictation.queued(),
+        "quit; dictations not finished are recovered at the next start"
+    );
     Ok(())
 }
 
@@ -303,8 +329,8 @@ struct App {
     output: Output,
     /// The hotkey's state as the output thread sees it (a paste waits for its key-up).
     hotkey_down: output::HotkeyDown,
-    /// The newest saved recording ("Retry last recording"); the worker saves them.
-    last_recording: Option<PathBuf>,
+    /// The recording "Retry last recording" takes.
+    retry: retry::RetryChoice,
     recordings: RecordingStore,
     /// The journal of each dictation from key-down until its dictation ends.
     journals: HashMap<u64, PathBuf>,
@@ -429,7 +455,7 @@ impl App {
                     self.transcribe(id, JobAudio::Recorded(samples));
                 }
             }
-            Action::TranscribeSaved { id } => match self.last_recording.clone() {
+            Action::TranscribeSaved { id } => match self.retry.path().map(PathBuf::from) {
                 Some(path) => {
                     tracing::info!(id, path = %path.display(), "retrying a saved recording");
                     self.stages.insert(
@@ -564,15 +590,35 @@ impl App {
                 id,
                 problem,
                 detail,
+                audio_follows,
             } => {
-                tracing::warn!(?id, ?problem, detail, "microphone problem");
+                tracing::warn!(?id, ?problem, detail, audio_follows, "microphone problem");
                 if let Some(id) = id {
-                    // The recorder deletes its journal.
-                    self.journals.remove(&id);
-                    self.overlay.end(id);
-                    self.input(Input::RecorderFailed { id });
+                    if audio_follows {
+                        // Ended as at key-up: what was recorded is transcribed (its Audio
+                        // follows).
+                        if self.dictation.is_recording(id) {
+                            let now = Instant::now();
+                            self.stages.insert(
+                                id,
+                                Stages {
+                                    key_up: Some(now),
+                                    ..Stages::default()
+                                },
+                            );
+                            self.overlay.transcribing(id, now);
+                        }
+                    } else {
+                        // Nothing was recorded: the recorder wrote no journal.
+                        self.journals.remove(&id);
+                        self.overlay.end(id);
+                    }
+                    self.input(Input::RecorderFailed { id, audio_follows });
                 }
-                self.notify(&Notice::MicrophoneFailed { problem });
+                self.notify(&Notice::MicrophoneFailed {
+                    problem,
+                    kept: audio_follows,
+                });
             }
         }
     }
@@ -689,7 +735,7 @@ impl App {
             device.as_ref().map(|(d, w)| (d.as_str(), w.as_str())),
         );
         tray.set_status(&line);
-        tray.set_retry_enabled(self.last_recording.is_some());
+        tray.set_retry_enabled(self.retry.path().is_some());
     }
 
     fn notify(&self, notice: &Notice) {

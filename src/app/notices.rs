@@ -14,10 +14,14 @@ pub enum Notice {
     MaxLengthReached,
     MicrophoneFailed {
         problem: MicrophoneProblem,
+        /// What the recording in progress had recorded is kept and transcribed.
+        kept: bool,
     },
     TranscriptionFailed {
         detail: String,
     },
+    /// The transcription stopped on an internal error (a panic); the recording is kept.
+    TranscriptionCrashed,
     PasteFailed {
         detail: String,
     },
@@ -161,14 +165,42 @@ impl Notice {
                     )
                 }
             }
-            Notice::MicrophoneFailed { problem } => {
+            Notice::MicrophoneFailed {
+                problem: MicrophoneProblem::Lost,
+                kept: true,
+            } => {
+                if pl {
+                    (
+                        "Problem z mikrofonem".into(),
+                        "Mikrofon przestał działać w trakcie nagrania (odłączony?). To, co \
+                         nagrał do tej chwili, jest przepisywane. Sprawdź mikrofon przed \
+                         następnym dyktowaniem; szczegóły są w logu."
+                            .into(),
+                    )
+                } else {
+                    (
+                        "Microphone problem".into(),
+                        "The microphone stopped during the recording (unplugged?). What it \
+                         recorded until then is being transcribed. Check the microphone before \
+                         the next dictation; details are in the log."
+                            .into(),
+                    )
+                }
+            }
+            Notice::MicrophoneFailed { problem, .. } => {
                 let what = match (problem, pl) {
                     (MicrophoneProblem::NotFound, true) => "Nie znaleziono mikrofonu.",
                     (MicrophoneProblem::NotFound, false) => "No microphone was found.",
-                    (MicrophoneProblem::CannotOpen, true) => "Nie można otworzyć mikrofonu (zajęty albo brak dostępu).",
-                    (MicrophoneProblem::CannotOpen, false) => "The microphone cannot be opened (busy, or no access).",
-                    (MicrophoneProblem::Lost, true) => "Mikrofon przestał działać w trakcie nagrania (odłączony?). Nagranie przerwano.",
-                    (MicrophoneProblem::Lost, false) => "The microphone stopped during the recording (unplugged?). The recording was dropped.",
+                    (MicrophoneProblem::CannotOpen, true) => {
+                        "Nie można otworzyć mikrofonu (zajęty albo brak dostępu)."
+                    }
+                    (MicrophoneProblem::CannotOpen, false) => {
+                        "The microphone cannot be opened (busy, or no access)."
+                    }
+                    (MicrophoneProblem::Lost, true) => "Mikrofon przestał działać (odłączony?).",
+                    (MicrophoneProblem::Lost, false) => {
+                        "The microphone stopped working (unplugged?)."
+                    }
                 };
                 let advice = if pl {
                     "Sprawdź, czy mikrofon jest podłączony i czy aplikacja ma do niego dostęp; szczegóły są w logu."
@@ -192,6 +224,25 @@ impl Notice {
                     (
                         "Transcription failed".into(),
                         format!("{detail}. The recording is kept: menu → Retry last recording."),
+                    )
+                }
+            }
+            Notice::TranscriptionCrashed => {
+                if pl {
+                    (
+                        "Nie udało się przepisać".into(),
+                        "Przepisywanie przerwał błąd wewnętrzny aplikacji; model jest wczytywany \
+                         od nowa. Nagranie zachowano: menu → Ponów ostatnie nagranie. Szczegóły \
+                         są w logu."
+                            .into(),
+                    )
+                } else {
+                    (
+                        "Transcription failed".into(),
+                        "The transcription stopped on an internal error of the app; the model is \
+                         being loaded again. The recording is kept: menu → Retry last recording. \
+                         Details are in the log."
+                            .into(),
                     )
                 }
             }
@@ -668,6 +719,40 @@ mod tests {
                     "{body}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn a_failed_microphone_or_transcription_says_the_recording_is_kept() {
+        for lang in [UiLang::En, UiLang::Pl] {
+            let (summary, kept) = Notice::MicrophoneFailed {
+                problem: MicrophoneProblem::Lost,
+                kept: true,
+            }
+            .text(lang);
+            assert!(
+                summary == "Microphone problem" || summary == "Problem z mikrofonem",
+                "{summary}"
+            );
+            assert!(
+                kept.contains("being transcribed") || kept.contains("jest przepisywane"),
+                "{kept}"
+            );
+            let (_, nothing) = Notice::MicrophoneFailed {
+                problem: MicrophoneProblem::Lost,
+                kept: false,
+            }
+            .text(lang);
+            assert!(
+                !nothing.contains("dropped") && !nothing.contains("przerwano"),
+                "{nothing}"
+            );
+            let (_, crashed) = Notice::TranscriptionCrashed.text(lang);
+            assert!(
+                crashed.contains("Retry last recording")
+                    || crashed.contains("Ponów ostatnie nagranie"),
+                "{crashed}"
+            );
         }
     }
 

@@ -127,7 +127,7 @@ impl App {
                         "unfinished recording not retried: its transcription stopped the app twice"
                     );
                     let recorded_at = self.recorded_at(&recording);
-                    self.keep_for_retry(&recording);
+                    self.keep_for_retry(&recording, false, true);
                     self.notify(&Notice::RecordingNotRetried { recorded_at });
                 }
             }
@@ -144,9 +144,9 @@ impl App {
         level: Option<Level>,
     ) {
         let recorded_at = self.recorded_at(&recording);
-        self.keep_for_retry(&recording);
         match outcome {
             Outcome::Text(text) => {
+                self.keep_for_retry(&recording, true, false);
                 tracing::info!(
                     recording = %recording.path.display(),
                     recorded_at,
@@ -169,11 +169,14 @@ impl App {
                     "recovered recording empty"
                 );
                 let spoke = level.is_some_and(|l| super::verdict::spoke(&empty, &l));
+                // Said (with Retry named) only when there was speech.
+                self.keep_for_retry(&recording, true, spoke);
                 if spoke {
                     self.notify(&Notice::RecoveredNothing { recorded_at });
                 }
             }
-            Outcome::Failed(detail) => {
+            Outcome::Failed(detail) | Outcome::Crashed(detail) => {
+                self.keep_for_retry(&recording, false, true);
                 tracing::error!(
                     recording = %recording.path.display(),
                     detail,
@@ -191,9 +194,16 @@ impl App {
         recorded_at_text(recording.recorded_at, SystemTime::now())
     }
 
-    /// Marks `recording` finished: kept among the recordings, the one "Retry" takes.
-    fn keep_for_retry(&mut self, recording: &Unfinished) {
-        self.last_recording = Some(self.recordings.finish(&recording.path));
+    /// Marks `recording` finished: kept among the recordings (held from pruning when it was
+    /// not `transcribed`); the one "Retry" takes when a notice `named` it, or when no other
+    /// was chosen ([`super::retry`]).
+    fn keep_for_retry(&mut self, recording: &Unfinished, transcribed: bool, named: bool) {
+        let kept = self.recordings.finish(&recording.path, transcribed);
+        if named {
+            self.retry.choose(kept);
+        } else {
+            self.retry.offer(kept);
+        }
     }
 }
 

@@ -1,7 +1,8 @@
 //! What becomes of a dictation once the worker has spoken: text is delivered (pasted, typed or
 //! copied, joined to the previous dictation) and remembered in Recent transcripts; speech that
-//! gave no text is said; a failure is said with the recording kept; and at the end, whatever the
-//! outcome, the recording is marked finished (the one "Retry" takes). Recovered recordings of a
+//! gave no text is said; a failure (or a panic in the worker) is said with the recording kept;
+//! and at the end, whatever the outcome, the recording is marked finished (the one "Retry"
+//! takes; held from pruning when it was never transcribed). Recovered recordings of a
 //! previous run are handed to [`super::recovery`].
 
 use super::notices::Notice;
@@ -104,12 +105,14 @@ impl App {
                 level,
                 early,
             } => {
-                if recording.is_some() {
-                    self.last_recording.clone_from(&recording);
-                }
                 if let Some(unfinished) = self.recovery.finished(id) {
                     self.recovered(unfinished, outcome, level);
                     return;
+                }
+                if let Some(path) = &recording {
+                    // Where the worker kept it (a retried or memory-only recording): marked
+                    // finished when the dictation ends.
+                    self.journals.entry(id).or_insert_with(|| path.clone());
                 }
                 let stage = self.stages.entry(id).or_default();
                 stage.text = Some(at);
@@ -149,7 +152,19 @@ impl App {
                         self.last_error = Some(message.clone());
                         self.notify(&Notice::TranscriptionFailed { detail: message });
                         self.overlay.end(id);
-                        self.finish(id);
+                        self.finish_untranscribed(id);
+                    }
+                    Outcome::Crashed(message) => {
+                        tracing::error!(
+                            id,
+                            message,
+                            recording = ?recording,
+                            "transcription panicked; the recording is kept for Retry"
+                        );
+                        self.last_error = Some(message);
+                        self.notify(&Notice::TranscriptionCrashed);
+                        self.overlay.end(id);
+                        self.finish_untranscribed(id);
                     }
                 }
             }
@@ -253,11 +268,22 @@ impl App {
             .map(str::to_string)
     }
 
-    /// The dictation `id` has ended (delivered, empty or failed): its recording is marked
-    /// finished and becomes the one "Retry" takes.
+    /// The dictation `id` has ended with a text, or with nothing recognised: its recording is
+    /// marked finished and becomes the one "Retry" takes.
     pub(super) fn finish(&mut self, id: u64) {
+        self.end_dictation(id, true);
+    }
+
+    /// The dictation `id` has ended without a transcription (failed, crashed): its recording
+    /// is kept for Retry and held, not pruned, until a Retry transcribes it.
+    pub(super) fn finish_untranscribed(&mut self, id: u64) {
+        self.end_dictation(id, false);
+    }
+
+    fn end_dictation(&mut self, id: u64, transcribed: bool) {
         if let Some(journal) = self.journals.remove(&id) {
-            self.last_recording = Some(self.recordings.finish(&journal));
+            let kept = self.recordings.finish(&journal, transcribed);
+            self.retry.choose(kept);
         }
         self.stages.remove(&id);
         self.dictation

@@ -4,7 +4,9 @@
 //! A dictation goes Recording → (audio ready) → Transcribing → (text) → Pasting. Recording and
 //! transcription overlap: the hotkey pressed while an earlier dictation is still being transcribed
 //! starts a new recording at once, and its audio is queued behind the earlier one; nothing is
-//! dropped. The only recordings thrown away are taps shorter than [`Config::min_hold`].
+//! dropped. The only recordings thrown away are taps shorter than [`Config::min_hold`] (the
+//! person's cancel). A microphone that fails in the middle ends the recording as key-up would:
+//! what it recorded is transcribed.
 
 use std::time::{Duration, Instant};
 
@@ -92,9 +94,12 @@ pub enum Input {
     AudioReady {
         id: u64,
     },
-    /// The recorder could not record (`id` is lost; the recorder already said why).
+    /// The microphone failed (the recorder already said why). With `audio_follows`, what
+    /// recording `id` had recorded comes as [`Input::AudioReady`] (the recording ended as if
+    /// the key had gone up); without, there is nothing of it (it could not start).
     RecorderFailed {
         id: u64,
+        audio_follows: bool,
     },
     ModelLoading,
     ModelReady,
@@ -239,11 +244,15 @@ impl Dictation {
                     Vec::new()
                 }
             }
-            Input::RecorderFailed { id } => {
+            Input::RecorderFailed { id, audio_follows } => {
                 if self.recording.is_some_and(|r| r.id == id) {
                     self.recording = None;
+                    if audio_follows {
+                        self.in_flight.push(id);
+                    }
+                } else if !audio_follows {
+                    self.in_flight.retain(|&x| x != id);
                 }
-                self.in_flight.retain(|&x| x != id);
                 Vec::new()
             }
             Input::Finished { id } => {
@@ -608,14 +617,14 @@ mod tests {
     }
 
     #[test]
-    fn a_failed_recorder_clears_the_recording() {
+    fn a_recorder_that_could_not_start_clears_the_recording() {
+        let failed = RecorderFailed {
+            id: 1,
+            audio_follows: false,
+        };
         let (d, _) = replay(
             hold(),
-            &[
-                (0, ModelReady),
-                (0, HotkeyPressed),
-                (500, RecorderFailed { id: 1 }),
-            ],
+            &[(0, ModelReady), (0, HotkeyPressed), (500, failed.clone())],
         );
         assert_eq!(d.activity(), Activity::Idle);
         let (d, _) = replay(
@@ -624,10 +633,51 @@ mod tests {
                 (0, ModelReady),
                 (0, HotkeyPressed),
                 (800, HotkeyReleased),
-                (900, RecorderFailed { id: 1 }),
+                (900, failed),
             ],
         );
         assert_eq!(d.queued(), 0);
+    }
+
+    #[test]
+    fn a_microphone_failing_mid_recording_transcribes_what_it_recorded() {
+        let failed = RecorderFailed {
+            id: 1,
+            audio_follows: true,
+        };
+        // The key still held: the recording ends there and its audio is awaited.
+        let (d, actions) = replay(
+            hold(),
+            &[
+                (0, ModelReady),
+                (0, HotkeyPressed),
+                (1500, failed.clone()),
+                (1510, AudioReady { id: 1 }),
+                (2000, HotkeyReleased),
+            ],
+        );
+        assert_eq!(
+            actions,
+            vec![
+                (0, Action::StartRecording { id: 1 }),
+                (1510, Action::Transcribe { id: 1 }),
+            ]
+        );
+        assert_eq!(d.activity(), Activity::Transcribing);
+        // In the tail, after key-up: still transcribed.
+        let (d, actions) = replay(
+            hold(),
+            &[
+                (0, ModelReady),
+                (0, HotkeyPressed),
+                (1500, HotkeyReleased),
+                (1700, failed),
+                (1710, AudioReady { id: 1 }),
+                (3000, Finished { id: 1 }),
+            ],
+        );
+        assert!(actions.contains(&(1710, Action::Transcribe { id: 1 })));
+        assert_eq!(d.activity(), Activity::Idle);
     }
 
     #[test]

@@ -11,6 +11,12 @@
 //! the tail that follows is quiet (see [`crate::audio::pause`]), so the text is ready about one tail
 //! sooner. A head that gave no text never stands for the recording: the whole is transcribed. An early transcription that newer audio of the same recording made useless is skipped
 //! when it is still queued, and stopped between encoder blocks when it is already running.
+//!
+//! What can go wrong inside ([`interrupt`]): a panic while a recording is transcribed (a bug)
+//! ends that dictation with [`Outcome::Crashed`] (the app says so and keeps the recording for
+//! Retry), and the model is loaded again; the worker goes on with the next recording. At quit
+//! ([`Worker::stop_now`]) it stops at once, between encoder blocks or decoder steps: what is
+//! not transcribed yet stays in its journal, and the next start recovers it.
 
 use super::verdict::{gate, Empty};
 use super::wording::Wording;
@@ -29,10 +35,14 @@ use crate::transcriber::TranscriberError;
 use crate::transcriber::{padding_on, Transcriber};
 use crate::whisper::{primer, PaddingEncoding, TranscribeError, TranscribeParams};
 use std::collections::{HashSet, VecDeque};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+mod interrupt;
 
 const SAMPLE_RATE: u32 = 16_000;
 
@@ -82,6 +92,9 @@ pub enum Outcome {
     Text(String),
     Empty(Empty),
     Failed(String),
+    /// The transcription panicked (a bug of the app's; the message is for the log): nothing
+    /// came of it, and the model is being loaded again.
+    Crashed(String),
 }
 
 #[derive(Debug)]
@@ -127,14 +140,21 @@ pub enum WorkerEvent {
     },
 }
 
-/// The worker thread; dropping it waits for the dictation in progress, then ends it.
-pub struct Worker(CommandThread<WorkerCommand>);
+/// The worker thread; dropping it waits for the dictation in progress (or, after
+/// [`Worker::stop_now`], for the encoder block or decoder step in progress), then ends it.
+pub struct Worker {
+    /// Declared first: dropped (joined) while `stop` is still shared.
+    thread: CommandThread<WorkerCommand>,
+    stop: Arc<AtomicBool>,
+}
 
 impl Worker {
     pub fn spawn(
         recordings: RecordingStore,
         emit: impl Fn(WorkerEvent) + Send + 'static,
     ) -> std::io::Result<Worker> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopping = Arc::clone(&stop);
         CommandThread::spawn("transcriber", move |rx| {
             WorkerThread {
                 transcriber: None,
@@ -143,14 +163,25 @@ impl Worker {
                 recordings,
                 attempted: HashSet::new(),
                 emit: Box::new(emit),
+                stop: stopping,
+                last_request: None,
+                in_progress: None,
+                crashed: HashSet::new(),
             }
             .run(rx)
         })
-        .map(Worker)
+        .map(|thread| Worker { thread, stop })
     }
 
     pub fn send(&self, command: WorkerCommand) {
-        self.0.send(command);
+        self.thread.send(command);
+    }
+
+    /// The app is quitting: stop the transcription in progress at the next encoder block or
+    /// decoder step, and start no other. Every recording not transcribed stays a journal on
+    /// disk (one kept in memory only is written to one), recovered at the next start.
+    pub fn stop_now(&self) {
+        self.stop.store(true, Ordering::Relaxed);
     }
 }
 
@@ -163,12 +194,26 @@ struct WorkerThread {
     /// Journals this run has begun transcribing (each attempt is counted once per run).
     attempted: HashSet<PathBuf>,
     emit: Box<dyn Fn(WorkerEvent) + Send>,
+    /// Set by [`Worker::stop_now`].
+    stop: Arc<AtomicBool>,
+    /// The model last asked for (loaded again after a panic).
+    last_request: Option<ModelRequest>,
+    /// The recording being transcribed now, and where it is kept.
+    in_progress: Option<(u64, Option<PathBuf>)>,
+    /// Recordings whose early transcription panicked: their whole transcription ends as
+    /// [`Outcome::Crashed`] without being tried again.
+    crashed: HashSet<u64>,
 }
 
 impl WorkerThread {
     fn run(mut self, commands: Receiver<WorkerCommand>) {
         let mut queue = VecDeque::new();
         loop {
+            if self.stopping() {
+                queue.extend(commands.try_iter());
+                self.leave_for_next_start(queue);
+                break;
+            }
             if queue.is_empty() {
                 // Idle: hand the transcription's freed buffers back to the system (glibc keeps
                 // them; over dictations the app grew ~70 MB past its idle size otherwise).
@@ -179,36 +224,63 @@ impl WorkerThread {
                 }
             }
             queue.extend(commands.try_iter());
+            if self.stopping() {
+                continue;
+            }
             let Some(command) = queue.pop_front() else {
                 continue;
             };
-            match command {
-                WorkerCommand::Load(request) => self.load(request),
-                WorkerCommand::Transcribe(job) => self.transcribe(job),
-                WorkerCommand::TranscribeEarly(job) => {
-                    let Some(head) = Head::of(&job) else {
-                        continue;
-                    };
-                    if superseded(&head, &queue) {
-                        tracing::debug!(
-                            id = job.id,
-                            "early transcription skipped: newer audio queued"
-                        );
-                        continue;
-                    }
-                    // Newer audio of this recording arriving while the head is transcribed
-                    // can make its result useless: then stop, and get to the newer audio sooner.
-                    let mut keep_going = || {
-                        queue.extend(commands.try_iter());
-                        !superseded(&head, &queue)
-                    };
-                    self.transcribe_early(job, head, &mut keep_going);
+            let serving = interrupt::Serving::of(&command);
+            let served = catch_unwind(AssertUnwindSafe(|| {
+                self.serve(command, &mut queue, &commands);
+            }));
+            if let Err(payload) = served {
+                self.after_panic(serving, payload.as_ref());
+            }
+        }
+    }
+
+    fn stopping(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    fn serve(
+        &mut self,
+        command: WorkerCommand,
+        queue: &mut VecDeque<WorkerCommand>,
+        commands: &Receiver<WorkerCommand>,
+    ) {
+        match command {
+            WorkerCommand::Load(request) => self.load(request),
+            WorkerCommand::Transcribe(job) => self.transcribe(job),
+            WorkerCommand::TranscribeEarly(job) => {
+                let Some(head) = Head::of(&job) else {
+                    return;
+                };
+                if self.crashed.contains(&job.id) {
+                    return; // an earlier part of this recording panicked
                 }
+                if superseded(&head, queue) {
+                    tracing::debug!(
+                        id = job.id,
+                        "early transcription skipped: newer audio queued"
+                    );
+                    return;
+                }
+                // Newer audio of this recording arriving while the head is transcribed
+                // can make its result useless: then stop, and get to the newer audio sooner.
+                let stop = Arc::clone(&self.stop);
+                let mut keep_going = || {
+                    queue.extend(commands.try_iter());
+                    !superseded(&head, queue) && !stop.load(Ordering::Relaxed)
+                };
+                self.transcribe_early(job, head, &mut keep_going);
             }
         }
     }
 
     fn load(&mut self, request: ModelRequest) {
+        self.last_request = Some(request.clone());
         (self.emit)(WorkerEvent::Loading {
             model: request.name.clone(),
         });
@@ -267,7 +339,8 @@ impl WorkerThread {
         let (samples, recording) = match job.audio {
             JobAudio::Recorded(samples) if job.journal.is_some() => (samples, job.journal),
             JobAudio::Recorded(samples) => {
-                let saved = match self.recordings.save(&samples) {
+                // Unfinished until its dictation ends, like any recording.
+                let saved = match self.recordings.save_unfinished(&samples, SAMPLE_RATE) {
                     Ok(path) => Some(path),
                     Err(e) => {
                         tracing::warn!("recording not saved: {e}");
@@ -283,6 +356,12 @@ impl WorkerThread {
                 }
             },
         };
+        if self.crashed.remove(&job.id) {
+            // Its head's transcription panicked: the dictation ends here, kept for Retry.
+            let outcome = Outcome::Crashed("the transcription of its first part panicked".into());
+            return self.done(job.id, outcome, recording, None);
+        }
+        self.in_progress = Some((job.id, recording.clone()));
         let early = self
             .early
             .take()
@@ -304,13 +383,25 @@ impl WorkerThread {
                 usable.then_some(early.recognised)
             });
         let used_early = early.is_some();
-        let Recognised {
+        let recognised = match early {
+            Some(recognised) => Some(recognised),
+            None => self.recognise(&samples, &job.params, &job.wording, recording.as_deref()),
+        };
+        self.in_progress = None;
+        let Some(Recognised {
             outcome,
             engine,
             level,
-        } = match early {
-            Some(recognised) => recognised,
-            None => self.recognise(&samples, &job.params, &job.wording, recording.as_deref()),
+        }) = recognised
+        else {
+            // Stopped for quit: not an attempt that failed; the next start recovers it.
+            if let Some(path) = &recording {
+                if self.attempted.remove(path) {
+                    RecordingStore::uncount_attempt(path);
+                }
+            }
+            tracing::info!(id = job.id, "quitting: transcription stopped");
+            return;
         };
         if let Some(path) = &recording {
             self.attempted.remove(path);
@@ -345,7 +436,7 @@ impl WorkerThread {
         };
         let text = match &recognised.outcome {
             Outcome::Text(text) => Some(text.clone()),
-            Outcome::Empty(_) | Outcome::Failed(_) => None,
+            Outcome::Empty(_) | Outcome::Failed(_) | Outcome::Crashed(_) => None,
         };
         tracing::info!(
             id = job.id,
@@ -362,26 +453,22 @@ impl WorkerThread {
     }
 
     /// Gate, Whisper and the wording (verdict first) on 16 kHz mono `samples`, kept at
-    /// `recording`.
+    /// `recording`; `None` when the app quit meanwhile ([`Worker::stop_now`]).
     fn recognise(
         &mut self,
         samples: &[f32],
         params: &TranscribeParams,
         wording: &Wording,
         recording: Option<&Path>,
-    ) -> Recognised {
+    ) -> Option<Recognised> {
+        let stop = Arc::clone(&self.stop);
         self.recognise_while(
             samples,
             (params, wording),
             Part::Whole,
             recording,
-            &mut || true,
+            &mut || !stop.load(Ordering::Relaxed),
         )
-        .unwrap_or_else(|| Recognised {
-            outcome: Outcome::Failed(TranscribeError::Stopped.to_string()),
-            engine: Duration::ZERO,
-            level: None,
-        })
     }
 
     /// [`Self::recognise`], or `None` when `keep_going` stopped Whisper.

@@ -17,6 +17,8 @@ use super::wav::{temp_path, to_pcm16};
 
 /// The canonical PCM header: RIFF, fmt (16 bytes), data.
 const HEADER_LEN: u64 = 44;
+/// The header's length in bytes: a shorter file holds no sample.
+pub const HEADER_BYTES: usize = HEADER_LEN as usize;
 /// Where the RIFF chunk's size is (file length − 8).
 const RIFF_SIZE_AT: u64 = 4;
 /// Where the data chunk's size is.

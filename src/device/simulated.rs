@@ -7,11 +7,13 @@
 //! 448-slot cache attended through a boolean mask).
 //!
 //! Grammar (comma-separated, first item the kind):
-//! `mps|cuda[,fail=OP:CATEGORY]...[,abort=OP[@N]]...[,corrupt=CHECK]...[,wrong=PART]...[,name=NAME]`
+//! `mps|cuda[,fail=OP:CATEGORY]...[,abort=OP[@N]]...[,panic=OP[@N]]...[,corrupt=CHECK]...[,wrong=PART]...[,name=NAME]`
 //! e.g. `mps,name=M1,fail=load:sparse_backend,corrupt=conv1d`. OP is load, encode, decode or
 //! probe; CATEGORY one of the [`ErrorCategory`] names (snake_case); CHECK a probe check name.
 //! `abort=encode@2` aborts at the process's second encode on the device (the app's warm-up is
-//! the first: the second is a dictation's), `abort=encode` at the first. `corrupt=CHECK` spoils
+//! the first: the second is a dictation's), `abort=encode` at the first; `panic=OP[@N]` panics
+//! there instead (a bug in the app's own code, which the transcription worker must survive).
+//! `corrupt=CHECK` spoils
 //! only that probe check's output; `wrong=attention` makes the decoder's masked self-attention
 //! read the wrong rows of its boolean mask ([`MaskedAttention::MisreadsMask`], the kind of fault
 //! PyTorch fixed in MPS's decode kernels) wherever it runs: in the real model (wrong words) and in the probe's
@@ -31,6 +33,8 @@ pub struct SimulatedGpu {
     pub fail: Vec<(Operation, ErrorCategory)>,
     /// Operations that abort the process, at which of their runs in it (1 = the first).
     pub abort: Vec<(Operation, u32)>,
+    /// Operations that panic, at which of their runs in the process.
+    pub panic: Vec<(Operation, u32)>,
     pub corrupt: Vec<String>,
     /// Parts of the model that compute wrong numbers ([`WRONG_PARTS`]).
     pub wrong: Vec<String>,
@@ -67,6 +71,7 @@ impl SimulatedGpu {
             },
             fail: Vec::new(),
             abort: Vec::new(),
+            panic: Vec::new(),
             corrupt: Vec::new(),
             wrong: Vec::new(),
         };
@@ -81,7 +86,7 @@ impl SimulatedGpu {
                         .ok_or_else(|| SpecError(format!("'{value}' is not OP:CATEGORY")))?;
                     gpu.fail.push((parse_op(op)?, parse_category(category)?));
                 }
-                "abort" => {
+                "abort" | "panic" => {
                     let (op, at) = match value.split_once('@') {
                         Some((op, at)) => (
                             op,
@@ -91,7 +96,12 @@ impl SimulatedGpu {
                         ),
                         None => (value, 1),
                     };
-                    gpu.abort.push((parse_op(op)?, at));
+                    let list = if key == "abort" {
+                        &mut gpu.abort
+                    } else {
+                        &mut gpu.panic
+                    };
+                    list.push((parse_op(op)?, at));
                 }
                 "corrupt" => gpu.corrupt.push(value.to_string()),
                 "wrong" if WRONG_PARTS.contains(&value) => gpu.wrong.push(value.to_string()),
@@ -109,12 +119,15 @@ impl SimulatedGpu {
     }
 
     /// Called just before `op` runs on this device: the configured failure as the real error
-    /// text, or a process abort (after printing what MPS prints).
+    /// text, a process abort (after printing what MPS prints), or a panic.
     pub fn before(&self, op: Operation) -> Result<(), String> {
         let run = count_run(op);
         if self.abort.contains(&(op, run)) {
             eprintln!("{}", example_message(ErrorCategory::Crashed));
             std::process::abort();
+        }
+        if self.panic.contains(&(op, run)) {
+            panic!("simulated panic in {} (run {run})", op.name());
         }
         match self.fail.iter().find(|(o, _)| *o == op) {
             Some((_, category)) => Err(example_message(*category).to_string()),
@@ -185,6 +198,10 @@ mod tests {
             vec![(Operation::Encode, 2), (Operation::Decode, 5)]
         );
         assert!(SimulatedGpu::parse("mps,abort=encode@0").is_err());
+        let panics = SimulatedGpu::parse("cuda,panic=encode@2").unwrap();
+        assert_eq!(panics.panic, vec![(Operation::Encode, 2)]);
+        assert!(panics.abort.is_empty());
+        assert!(SimulatedGpu::parse("mps,panic=melt").is_err());
         assert!(SimulatedGpu::parse("mps,abort=encode@x").is_err());
         assert!(gpu.corrupts("conv1d") && !gpu.corrupts("linear"));
         assert_eq!(gpu.masked_attention(), MaskedAttention::Exact);

@@ -1,28 +1,44 @@
-//! Recording from the microphone with `cpal`, on a thread that owns the stream (a cpal stream
-//! may not leave the thread that built it). Commands go in, recordings come out as 16 kHz mono.
+//! Recording from the microphone, on a thread that owns the input stream (a cpal stream may not
+//! leave the thread that built it). Commands go in, recordings come out as 16 kHz mono.
 //!
 //! First and last words: the stream can be kept open with a pre-roll ring buffer, so audio from
 //! just before the key went down is part of the recording (a microphone takes 0.3–0.7 s to start,
 //! Bluetooth longer); after the key goes up the recorder keeps listening for [`TAIL`] so the last
 //! word is not cut, or only for [`FIRST_TAIL`] when the speaker had already stopped
-//! ([`super::pause::tail_can_end_early`]). Each start logs how much audio was already there (pre-roll) and how long the
-//! first audio callback took. A microphone that disappears or stops delivering audio ends the
-//! recording with [`RecorderEvent::Failed`] instead of hanging.
+//! ([`super::pause::tail_can_end_early`]). Each start logs how much audio was already there
+//! (pre-roll) and how long the first audio callback took.
 //!
-//! Nothing said is lost: given a journal path at the start, the recorder writes the recording
+//! Nothing said is lost. Given a journal path at the start, the recorder writes the recording
 //! there as it is recorded ([`super::wav_journal`]), every [`PAUSE_CHECK`] (50 ms), on its own
 //! thread, so a process that dies at any moment leaves all but the last fraction of a second on
 //! disk. At key-up the rest is appended, and the journal is replaced by the recording at
 //! 16 kHz (what Whisper takes and what is kept), before the audio is handed on.
+//!
+//! A recording's life here, from [`RecorderCommand::Start`] to the [`RecorderEvent::Audio`]
+//! that hands it on (the app's `recordings` store owns it from then until it is deleted):
+//! - **Stop** (key-up): the tail is recorded, then the audio and its journal are handed on.
+//! - **Cancel** (a tap: the person's own choice) is the only end that deletes the audio.
+//! - **The microphone fails** (a driver error, unplugged, or no audio for [`STALL`]):
+//!   [`RecorderEvent::Failed`] says so, and what was recorded until then is handed on as if
+//!   the key had gone up (`audio_follows`), in the tail as well as while the key is held.
+//! - **The microphone is changed** ([`RecorderCommand::Configure`], the Microphone menu or the
+//!   permission check reopening it) while recording: the change waits until the recording has
+//!   ended; the recording goes on on the microphone it started on.
+//! - **The app quits** (the command channel closes): the journal is left on disk, unfinished,
+//!   and recovered at the next start.
+
+mod source;
+#[cfg(test)]
+mod tests;
+
+pub use source::{input_device_names, CpalSource, Feed, InputSource, OpenStream};
 
 use super::level::GateConfig;
 use super::pause::{tail_can_end_early, FIRST_TAIL, PAUSE_CHECK};
 use super::resample::resample;
 use super::wav_journal::JournalWriter;
 use crate::command_thread::CommandThread;
-use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
-use cpal::{FromSample, SampleFormat, SizedSample, StreamConfig};
-use std::collections::VecDeque;
+use source::{lock, Shared};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
@@ -33,7 +49,7 @@ pub const TAIL: Duration = Duration::from_millis(300);
 /// Audio kept from before the key goes down when the stream stays open.
 pub const PRE_ROLL: Duration = Duration::from_millis(500);
 /// A recording whose stream delivers nothing for this long has lost its microphone.
-const STALL: Duration = Duration::from_millis(2000);
+pub const STALL: Duration = Duration::from_millis(2000);
 const TARGET_RATE: u32 = 16_000;
 /// Pauses in recordings longer than this (one Whisper window) are not snapshotted: transcribing
 /// them again and again while the speaker goes on would cost more than it saves.
@@ -65,13 +81,10 @@ pub enum RecorderCommand {
         journal: Option<PathBuf>,
     },
     /// Stop after [`TAIL`] and deliver the audio.
-    Stop {
-        id: u64,
-    },
+    Stop { id: u64 },
     /// Stop and throw the audio away.
-    Cancel {
-        id: u64,
-    },
+    Cancel { id: u64 },
+    /// Use this microphone from now on; during a recording, from its end on.
     Configure(RecorderConfig),
 }
 
@@ -107,17 +120,22 @@ pub enum RecorderEvent {
         id: u64,
         /// 16 kHz mono.
         samples: Vec<f32>,
-        /// When the recording really ended (key-up + tail).
+        /// When the recording really ended (key-up + tail, or the microphone's failure).
         ended: Instant,
-        /// The journal holding all of it (at the device's rate), closed; `None` when it could
-        /// not be written.
+        /// The journal holding all of it (at 16 kHz, or the device's rate when it could not be
+        /// rewritten), closed; `None` when it could not be written.
         journal: Option<PathBuf>,
     },
     Failed {
+        /// The recording it happened to, if one was being made (or started).
         id: Option<u64>,
         problem: MicrophoneProblem,
         /// The technical message (for the log).
         detail: String,
+        /// What recording `id` had recorded follows as [`RecorderEvent::Audio`] (the
+        /// microphone failed in the middle of it); `false` when there is nothing: the
+        /// recording could not start, or no audio had arrived.
+        audio_follows: bool,
     },
 }
 
@@ -132,53 +150,28 @@ pub enum MicrophoneProblem {
     Lost,
 }
 
-/// Audio shared between the stream's callback and the recorder thread.
-#[derive(Default)]
-struct Shared {
-    ring: VecDeque<f32>,
-    ring_capacity: usize,
-    recording: Option<Vec<f32>>,
-    last_callback: Option<Instant>,
-    waiting_first_audio: bool,
-    first_audio: Option<Instant>,
-}
-
-impl Shared {
-    fn push(&mut self, mono: impl Iterator<Item = f32>) {
-        let now = Instant::now();
-        self.last_callback = Some(now);
-        if self.waiting_first_audio {
-            self.waiting_first_audio = false;
-            self.first_audio = Some(now);
-        }
-        match &mut self.recording {
-            Some(buffer) => buffer.extend(mono),
-            None => {
-                self.ring.extend(mono);
-                let excess = self.ring.len().saturating_sub(self.ring_capacity);
-                self.ring.drain(..excess);
-            }
-        }
-    }
-}
-
-struct OpenStream {
-    _stream: cpal::Stream,
-    rate: u32,
-    name: String,
-}
-
-/// The recorder thread; dropping it closes the microphone and ends the thread.
+/// The recorder thread; dropping it closes the microphone and ends the thread (a recording in
+/// progress stays in its journal).
 pub struct Recorder(CommandThread<RecorderCommand>);
 
 impl Recorder {
-    /// Starts the recorder thread; `emit` receives every event (from that thread).
+    /// Starts the recorder thread on the system's microphones; `emit` receives every event
+    /// (from that thread).
     pub fn spawn(
         config: RecorderConfig,
         emit: impl Fn(RecorderEvent) + Send + 'static,
     ) -> std::io::Result<Recorder> {
+        Recorder::spawn_with(config, CpalSource, emit)
+    }
+
+    /// [`Recorder::spawn`] on the inputs of `source`.
+    pub fn spawn_with(
+        config: RecorderConfig,
+        source: impl InputSource + Send + 'static,
+        emit: impl Fn(RecorderEvent) + Send + 'static,
+    ) -> std::io::Result<Recorder> {
         CommandThread::spawn("recorder", move |rx| {
-            RecorderThread::new(config, Box::new(emit)).run(rx)
+            RecorderThread::new(config, Box::new(source), Box::new(emit)).run(rx)
         })
         .map(Recorder)
     }
@@ -188,23 +181,41 @@ impl Recorder {
     }
 }
 
+/// The recording in progress.
+#[derive(Debug, Clone, Copy)]
+struct Current {
+    id: u64,
+    started: Instant,
+    /// The rate of the input it is recorded from.
+    rate: u32,
+}
+
 struct RecorderThread {
     config: RecorderConfig,
+    source: Box<dyn InputSource>,
     emit: Box<dyn Fn(RecorderEvent) + Send>,
     shared: Arc<Mutex<Shared>>,
     stream: Option<OpenStream>,
     stream_errors: (Sender<String>, Receiver<String>),
-    current: Option<(u64, Instant)>,
+    current: Option<Current>,
     /// Samples (at the device's rate) of the current recording already sent as a pause.
     paused_at: usize,
     /// The current recording's journal and how many of its samples are in it.
     journal: Option<(JournalWriter, usize)>,
+    /// Microphone changes asked for during the current recording, applied in order once it
+    /// has ended.
+    deferred: Vec<RecorderConfig>,
 }
 
 impl RecorderThread {
-    fn new(config: RecorderConfig, emit: Box<dyn Fn(RecorderEvent) + Send>) -> Self {
+    fn new(
+        config: RecorderConfig,
+        source: Box<dyn InputSource>,
+        emit: Box<dyn Fn(RecorderEvent) + Send>,
+    ) -> Self {
         RecorderThread {
             config,
+            source,
             emit,
             shared: Arc::new(Mutex::new(Shared::default())),
             stream: None,
@@ -212,6 +223,7 @@ impl RecorderThread {
             current: None,
             paused_at: 0,
             journal: None,
+            deferred: Vec::new(),
         }
     }
 
@@ -232,6 +244,15 @@ impl RecorderThread {
             self.notice_pause();
             self.write_journal();
         }
+        // Quitting: whatever is still recording stays in its journal (recovered at the next
+        // start); the writer closes with the thread.
+        if let Some(current) = self.current {
+            self.write_journal();
+            tracing::info!(
+                id = current.id,
+                "quit while recording: the recording stays in its journal"
+            );
+        }
     }
 
     fn handle(&mut self, command: RecorderCommand) {
@@ -240,26 +261,50 @@ impl RecorderThread {
             RecorderCommand::Stop { id } => self.stop(id, true),
             RecorderCommand::Cancel { id } => self.stop(id, false),
             RecorderCommand::Configure(config) => {
-                if config != self.config {
-                    self.config = config;
-                    self.stream = None;
-                    if self.config.keep_open {
-                        if let Err((_, detail)) = self.open() {
-                            tracing::warn!("microphone not ready: {detail}");
-                        }
-                    }
+                if let Some(current) = self.current {
+                    tracing::info!(
+                        id = current.id,
+                        device = %config.device,
+                        "microphone change: applies once this recording ends"
+                    );
+                    self.deferred.push(config);
+                } else {
+                    self.configure(config);
+                }
+            }
+        }
+    }
+
+    fn configure(&mut self, config: RecorderConfig) {
+        if config != self.config {
+            self.config = config;
+            self.stream = None;
+            if self.config.keep_open {
+                if let Err((_, detail)) = self.open() {
+                    tracing::warn!("microphone not ready: {detail}");
                 }
             }
         }
     }
 
     fn start(&mut self, id: u64, journal: Option<&Path>) {
+        if let Some(earlier) = self.current {
+            // Not sent by the app (it stops one recording before it starts the next): kept
+            // all the same, never dropped.
+            tracing::warn!(
+                earlier = earlier.id,
+                id,
+                "a recording started while another was going on: the earlier one ends here"
+            );
+            self.end_recording(true);
+        }
         if self.stream.is_none() {
             if let Err((problem, detail)) = self.open() {
                 (self.emit)(RecorderEvent::Failed {
                     id: Some(id),
                     problem,
                     detail,
+                    audio_follows: false,
                 });
                 return;
             }
@@ -277,9 +322,12 @@ impl RecorderThread {
             shared.first_audio = None;
             pre_roll
         };
-        self.current = Some((id, Instant::now()));
+        self.current = Some(Current {
+            id,
+            started: Instant::now(),
+            rate,
+        });
         self.paused_at = 0;
-        self.discard_journal();
         self.journal = journal.and_then(|path| match JournalWriter::create(path, rate) {
             Ok(writer) => Some((writer, 0)),
             Err(e) => {
@@ -296,10 +344,7 @@ impl RecorderThread {
     }
 
     fn stop(&mut self, id: u64, deliver: bool) {
-        let Some((current, _)) = self.current else {
-            return;
-        };
-        if current != id {
+        if self.current.is_none_or(|c| c.id != id) {
             return;
         }
         if deliver {
@@ -309,43 +354,52 @@ impl RecorderThread {
                 std::thread::sleep(TAIL.saturating_sub(FIRST_TAIL));
             }
             self.watch();
+            if self.current.is_none() {
+                return; // the microphone failed during the tail: what it recorded went on
+            }
         }
-        let Some((_, _)) = self.current.take() else {
-            return; // the watchdog found the microphone gone during the tail
+        self.end_recording(deliver);
+    }
+
+    /// Ends the current recording: its audio and journal are handed on as
+    /// [`RecorderEvent::Audio`] (`deliver`), or thrown away (a cancel). Then the microphone
+    /// changes asked for meanwhile apply.
+    fn end_recording(&mut self, deliver: bool) {
+        let Some(current) = self.current.take() else {
+            return;
         };
         let ended = Instant::now();
-        let (samples, rate) = {
+        let samples = {
             let mut shared = lock(&self.shared);
             shared.waiting_first_audio = false;
-            let samples = shared.recording.take().unwrap_or_default();
-            (
-                samples,
-                self.stream.as_ref().map_or(TARGET_RATE, |s| s.rate),
-            )
+            shared.recording.take().unwrap_or_default()
         };
         if !self.config.keep_open {
             self.stream = None;
         }
-        if !deliver {
-            self.discard_journal();
-            return;
-        }
-        let journal = self.close_journal(&samples);
-        let samples = at_target_rate(samples, rate);
-        if let Some(path) = journal.as_deref().filter(|_| rate != TARGET_RATE) {
-            // Kept at Whisper's rate: a third of the disk for a 48 kHz microphone. Some
-            // milliseconds at most (a page-cache write); on failure the device-rate journal
-            // stays, complete.
-            if let Err(e) = super::wav_journal::replace(path, &samples, TARGET_RATE) {
-                tracing::warn!("recording kept at the microphone's rate: {e}");
+        if deliver {
+            let journal = self.close_journal(&samples);
+            let samples = at_target_rate(samples, current.rate);
+            if let Some(path) = journal.as_deref().filter(|_| current.rate != TARGET_RATE) {
+                // Kept at Whisper's rate: a third of the disk for a 48 kHz microphone. Some
+                // milliseconds at most (a page-cache write); on failure the device-rate journal
+                // stays, complete.
+                if let Err(e) = super::wav_journal::replace(path, &samples, TARGET_RATE) {
+                    tracing::warn!("recording kept at the microphone's rate: {e}");
+                }
             }
+            (self.emit)(RecorderEvent::Audio {
+                id: current.id,
+                samples,
+                ended,
+                journal,
+            });
+        } else {
+            self.discard_journal();
         }
-        (self.emit)(RecorderEvent::Audio {
-            id,
-            samples,
-            ended,
-            journal,
-        });
+        for config in std::mem::take(&mut self.deferred) {
+            self.configure(config);
+        }
     }
 
     /// Appends what was recorded since the last call to the current recording's journal. A
@@ -389,7 +443,8 @@ impl RecorderThread {
         Some(writer.path().to_path_buf())
     }
 
-    /// Closes and deletes the current journal (a cancelled or failed recording).
+    /// Closes and deletes the current journal: a cancelled recording (the person's choice), or
+    /// one that could not be written (the recording is in memory and handed on from there).
     fn discard_journal(&mut self) {
         if let Some((writer, _)) = self.journal.take() {
             let path = writer.path().to_path_buf();
@@ -411,7 +466,7 @@ impl RecorderThread {
     /// Whether the recording may end now, [`FIRST_TAIL`] after key-up (see
     /// [`tail_can_end_early`]); `head_len` is the head's length at the device's rate.
     fn tail_can_end(&self, head_len: usize) -> bool {
-        let Some(rate) = self.stream.as_ref().map(|s| s.rate) else {
+        let Some(rate) = self.current.map(|c| c.rate) else {
             return false;
         };
         let shared = lock(&self.shared);
@@ -422,23 +477,15 @@ impl RecorderThread {
 
     /// The current recording so far at 16 kHz, and its length at the device's rate.
     fn recorded_so_far(&self) -> (Vec<f32>, usize) {
-        let (samples, rate) = {
-            let shared = lock(&self.shared);
-            (
-                shared.recording.clone().unwrap_or_default(),
-                self.stream.as_ref().map_or(TARGET_RATE, |s| s.rate),
-            )
-        };
+        let rate = self.current.map_or(TARGET_RATE, |c| c.rate);
+        let samples = lock(&self.shared).recording.clone().unwrap_or_default();
         let len = samples.len();
         (at_target_rate(samples, rate), len)
     }
 
     /// Sends [`RecorderEvent::Level`] for the newest [`PAUSE_CHECK`] of the recording.
     fn report_level(&mut self) {
-        let Some((id, _)) = self.current else {
-            return;
-        };
-        let Some(rate) = self.stream.as_ref().map(|s| s.rate) else {
+        let Some(Current { id, rate, .. }) = self.current else {
             return;
         };
         let rms = {
@@ -454,10 +501,7 @@ impl RecorderThread {
 
     /// Sends [`RecorderEvent::Pause`] when the speaker has just paused after new speech.
     fn notice_pause(&mut self) {
-        let Some((id, _)) = self.current else {
-            return;
-        };
-        let Some(rate) = self.stream.as_ref().map(|s| s.rate) else {
+        let Some(Current { id, rate, .. }) = self.current else {
             return;
         };
         let paused = {
@@ -488,18 +532,18 @@ impl RecorderThread {
             let stalled = self.current.is_some()
                 && self.stream.is_some()
                 && last.map_or_else(
-                    || self.current.is_some_and(|(_, at)| at.elapsed() > STALL),
+                    || self.current.is_some_and(|c| c.started.elapsed() > STALL),
                     |t| t.elapsed() > STALL,
                 );
             (shared.first_audio, stalled)
         };
-        if let (Some((id, started)), Some(at)) = (self.current, first_audio) {
+        if let (Some(current), Some(at)) = (self.current, first_audio) {
             let mut shared = lock(&self.shared);
             if shared.first_audio.take().is_some() {
                 drop(shared);
                 (self.emit)(RecorderEvent::FirstAudio {
-                    id,
-                    after_start: at.saturating_duration_since(started),
+                    id: current.id,
+                    after_start: at.saturating_duration_since(current.started),
                 });
             }
         }
@@ -515,209 +559,35 @@ impl RecorderThread {
                 tracing::debug!("microphone (closed): {message}");
                 return;
             }
-            let id = self.current.take().map(|(id, _)| id);
-            lock(&self.shared).recording = None;
-            self.discard_journal();
             self.stream = None;
             tracing::warn!("microphone failed: {message}");
+            let id = self.current.map(|c| c.id);
+            let recorded = lock(&self.shared)
+                .recording
+                .as_ref()
+                .is_some_and(|r| !r.is_empty());
             (self.emit)(RecorderEvent::Failed {
                 id,
                 problem: MicrophoneProblem::Lost,
                 detail: message,
+                audio_follows: id.is_some() && recorded,
             });
+            // What it recorded goes on as if the key had gone up; with nothing recorded there
+            // is nothing to keep.
+            self.end_recording(recorded);
         }
     }
 
     fn open(&mut self) -> Result<(), (MicrophoneProblem, String)> {
-        let host = cpal::default_host();
-        let device = pick_device(&host, &self.config.device)
-            .map_err(|detail| (MicrophoneProblem::NotFound, detail))?;
-        let cannot = |detail: String| (MicrophoneProblem::CannotOpen, detail);
-        let name = device
-            .description()
-            .map(|d| d.name().to_string())
-            .unwrap_or_else(|_| "microphone".into());
-        let supported = device
-            .default_input_config()
-            .map_err(|e| cannot(format!("microphone '{name}': no usable input format ({e})")))?;
-        let format = supported.sample_format();
-        let buffer = callback_frames(supported.buffer_size(), supported.sample_rate());
-        let mut config: StreamConfig = supported.into();
-        config.buffer_size = buffer;
-        {
-            let mut shared = lock(&self.shared);
-            *shared = Shared {
-                ring_capacity: (PRE_ROLL.as_secs_f64() * f64::from(config.sample_rate)) as usize,
-                ..Shared::default()
-            };
-        }
-        let errors = self.stream_errors.0.clone();
-        let shared = Arc::clone(&self.shared);
-        let stream = match format {
-            SampleFormat::F32 => build::<f32>(&device, &config, shared, errors),
-            SampleFormat::I16 => build::<i16>(&device, &config, shared, errors),
-            SampleFormat::I32 => build::<i32>(&device, &config, shared, errors),
-            SampleFormat::U16 => build::<u16>(&device, &config, shared, errors),
-            SampleFormat::I8 => build::<i8>(&device, &config, shared, errors),
-            SampleFormat::U8 => build::<u8>(&device, &config, shared, errors),
-            SampleFormat::F64 => build::<f64>(&device, &config, shared, errors),
-            other => {
-                return Err(cannot(format!(
-                    "microphone '{name}': unsupported format {other}"
-                )))
-            }
-        }
-        .map_err(|e| cannot(format!("microphone '{name}': {e}")))?;
-        stream
-            .play()
-            .map_err(|e| cannot(format!("microphone '{name}': cannot start ({e})")))?;
-        tracing::info!(
-            device = %name,
-            rate = config.sample_rate,
-            channels = config.channels,
-            format = %format,
-            "microphone open"
-        );
-        self.stream = Some(OpenStream {
-            _stream: stream,
-            rate: config.sample_rate,
-            name,
-        });
-        Ok(())
-    }
-}
-
-/// The named input device, or the system default when the name is empty or not found.
-fn pick_device(host: &cpal::Host, wanted: &str) -> Result<cpal::Device, String> {
-    if !wanted.trim().is_empty() {
-        let found = host.input_devices().ok().and_then(|mut devices| {
-            devices.find(|d| d.description().is_ok_and(|desc| desc.name() == wanted))
-        });
-        match found {
-            Some(device) => return Ok(device),
-            None => tracing::warn!("microphone '{wanted}' not found; using the system default"),
-        }
-    }
-    host.default_input_device()
-        .ok_or_else(|| "no microphone found (no default input device)".to_string())
-}
-
-/// Audio is handed over in blocks of about this length. The driver's own choice can be tiny
-/// periods: through ALSA's PulseAudio plugin the capture thread then spun at half a core while
-/// the app sat idle with the stream open (measured on the test desktop).
-const CALLBACK_PERIOD: Duration = Duration::from_millis(20);
-
-/// The buffer size asking for [`CALLBACK_PERIOD`]-long callbacks, within what the device allows.
-fn callback_frames(supported: &cpal::SupportedBufferSize, rate: u32) -> cpal::BufferSize {
-    let wanted = (CALLBACK_PERIOD.as_secs_f64() * f64::from(rate)) as u32;
-    match supported {
-        cpal::SupportedBufferSize::Range { min, max } if min <= max => {
-            cpal::BufferSize::Fixed(wanted.clamp(*min, *max))
-        }
-        _ => cpal::BufferSize::Default,
-    }
-}
-
-/// Names of the input devices, for the menu.
-pub fn input_device_names() -> Vec<String> {
-    let host = cpal::default_host();
-    let mut names: Vec<String> = host
-        .input_devices()
-        .map(|devices| {
-            devices
-                .filter_map(|d| d.description().ok().map(|desc| desc.name().to_string()))
-                .collect()
-        })
-        .unwrap_or_default();
-    names.dedup();
-    names
-}
-
-fn build<T>(
-    device: &cpal::Device,
-    config: &StreamConfig,
-    shared: Arc<Mutex<Shared>>,
-    errors: Sender<String>,
-) -> Result<cpal::Stream, cpal::Error>
-where
-    T: SizedSample,
-    f32: FromSample<T>,
-{
-    let channels = usize::from(config.channels).max(1);
-    device.build_input_stream::<T, _, _>(
-        *config,
-        move |data: &[T], _: &cpal::InputCallbackInfo| {
-            let mono = data.chunks(channels).map(|frame| {
-                frame.iter().map(|&s| s.to_sample::<f32>()).sum::<f32>() / frame.len() as f32
-            });
-            lock(&shared).push(mono);
-        },
-        move |err: cpal::Error| {
-            // Xruns and reroutes are recoverable; anything else ends the recording.
-            let fatal = !matches!(
-                err.kind(),
-                cpal::ErrorKind::Xrun | cpal::ErrorKind::DeviceChanged
-            );
-            if fatal {
-                let _ = errors.send(err.to_string());
-            } else {
-                tracing::debug!("microphone: {err}");
-            }
-        },
-        None,
-    )
-}
-
-fn lock(shared: &Mutex<Shared>) -> std::sync::MutexGuard<'_, Shared> {
-    // A panic inside the audio callback poisons the lock; the audio itself is still usable.
-    shared
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn callbacks_ask_for_20_ms_within_the_devices_range() {
-        use cpal::{BufferSize, SupportedBufferSize};
-        let range = |min, max| SupportedBufferSize::Range { min, max };
-        assert_eq!(
-            callback_frames(&range(64, 8192), 48_000),
-            BufferSize::Fixed(960)
-        );
-        assert_eq!(
-            callback_frames(&range(2048, 8192), 48_000),
-            BufferSize::Fixed(2048)
-        );
-        assert_eq!(
-            callback_frames(&range(16, 256), 16_000),
-            BufferSize::Fixed(256)
-        );
-        assert_eq!(
-            callback_frames(&SupportedBufferSize::Unknown, 48_000),
-            BufferSize::Default
-        );
-    }
-
-    #[test]
-    fn the_ring_keeps_only_the_pre_roll_and_a_recording_keeps_everything() {
-        let mut shared = Shared {
-            ring_capacity: 4,
-            ..Shared::default()
+        let feed = Feed {
+            shared: Arc::clone(&self.shared),
+            errors: self.stream_errors.0.clone(),
         };
-        shared.push((0..10).map(|i| i as f32));
-        assert_eq!(shared.ring, VecDeque::from(vec![6.0, 7.0, 8.0, 9.0]));
-        let pre: Vec<f32> = shared.ring.drain(..).collect();
-        shared.recording = Some(pre);
-        shared.waiting_first_audio = true;
-        shared.push([10.0, 11.0].into_iter());
-        assert_eq!(
-            shared.recording.as_deref(),
-            Some(&[6.0, 7.0, 8.0, 9.0, 10.0, 11.0][..])
-        );
-        assert!(shared.first_audio.is_some());
-        assert!(shared.ring.is_empty());
+        // Errors of an input given up on are not this one's.
+        while self.stream_errors.1.try_recv().is_ok() {}
+        let stream = self.source.open(&self.config, feed)?;
+        lock(&self.shared).reset_for(stream.rate);
+        self.stream = Some(stream);
+        Ok(())
     }
 }

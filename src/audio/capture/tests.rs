@@ -1,0 +1,361 @@
+//! The recorder on a scripted input source: microphones that change, fail and stall in the
+//! middle of a recording, replayed without a sound card.
+
+use super::*;
+use crate::audio::wav::read_wav;
+use std::sync::mpsc::{channel, Receiver};
+
+/// Inputs the test feeds by hand; every open is remembered with its device name.
+#[derive(Clone, Default)]
+struct Scripted {
+    opened: Arc<Mutex<Vec<(String, Feed)>>>,
+}
+
+const RATE: u32 = 16_000;
+
+impl InputSource for Scripted {
+    fn open(
+        &mut self,
+        config: &RecorderConfig,
+        feed: Feed,
+    ) -> Result<OpenStream, (MicrophoneProblem, String)> {
+        if config.device == "missing" {
+            return Err((MicrophoneProblem::NotFound, "no such microphone".into()));
+        }
+        self.opened
+            .lock()
+            .unwrap()
+            .push((config.device.clone(), feed));
+        Ok(OpenStream {
+            keep_alive: Box::new(()),
+            rate: RATE,
+            name: config.device.clone(),
+        })
+    }
+}
+
+impl Scripted {
+    fn devices(&self) -> Vec<String> {
+        self.opened
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(name, _)| name.clone())
+            .collect()
+    }
+
+    /// The newest input's feed.
+    fn feed(&self) -> Feed {
+        self.opened
+            .lock()
+            .unwrap()
+            .last()
+            .expect("an open input")
+            .1
+            .clone()
+    }
+}
+
+fn config(device: &str) -> RecorderConfig {
+    RecorderConfig {
+        device: device.into(),
+        keep_open: true,
+    }
+}
+
+fn spawn(source: &Scripted, device: &str) -> (Recorder, Receiver<RecorderEvent>) {
+    let (tx, rx) = channel();
+    let tx = Mutex::new(tx);
+    let recorder = Recorder::spawn_with(config(device), source.clone(), move |event| {
+        if !matches!(event, RecorderEvent::Level { .. }) {
+            let _ = tx.lock().unwrap().send(event);
+        }
+    })
+    .unwrap();
+    (recorder, rx)
+}
+
+/// The next event that `pick` takes, skipping others; panics after 10 s.
+fn next<T>(
+    rx: &Receiver<RecorderEvent>,
+    what: &str,
+    pick: impl Fn(RecorderEvent) -> Option<T>,
+) -> T {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(event) => {
+                if let Some(found) = pick(event) {
+                    return found;
+                }
+            }
+            Err(e) => panic!("no {what}: {e}"),
+        }
+    }
+}
+
+/// `seconds` of a tone, fed as 20 ms callbacks in real time; `offset` continues a phase.
+fn speak(feed: &Feed, seconds: f32, offset: usize) -> Vec<f32> {
+    let n = (seconds * RATE as f32) as usize;
+    let samples: Vec<f32> = (offset..offset + n)
+        .map(|i| 0.3 * (i as f32 * 0.07).sin())
+        .collect();
+    for block in samples.chunks(320) {
+        feed.push(block.iter().copied());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    samples
+}
+
+fn started(rx: &Receiver<RecorderEvent>) -> String {
+    next(rx, "Started", |e| match e {
+        RecorderEvent::Started { device, .. } => Some(device),
+        _ => None,
+    })
+}
+
+fn audio(rx: &Receiver<RecorderEvent>) -> (u64, Vec<f32>, Option<PathBuf>) {
+    next(rx, "Audio", |e| match e {
+        RecorderEvent::Audio {
+            id,
+            samples,
+            journal,
+            ..
+        } => Some((id, samples, journal)),
+        _ => None,
+    })
+}
+
+/// Everything `spoken` is in `got` (which may begin with some pre-roll and end with a tail).
+fn assert_contains(got: &[f32], spoken: &[f32]) {
+    assert!(
+        got.len() >= spoken.len(),
+        "{} < {}",
+        got.len(),
+        spoken.len()
+    );
+    let start = got
+        .windows(spoken.len().min(64))
+        .position(|w| w.iter().zip(spoken).all(|(a, b)| (a - b).abs() < 1e-6))
+        .unwrap_or_else(|| panic!("the spoken audio's start is not in the recording"));
+    for (a, b) in got[start..].iter().zip(spoken) {
+        assert!((a - b).abs() < 1e-6, "{a} vs {b}");
+    }
+}
+
+#[test]
+fn a_microphone_changed_during_a_recording_applies_after_it_and_nothing_is_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("rec-000000000000001-000000.journal.wav");
+    let source = Scripted::default();
+    let (recorder, rx) = spawn(&source, "built-in");
+    recorder.send(RecorderCommand::Start {
+        id: 1,
+        journal: Some(journal.clone()),
+    });
+    assert_eq!(started(&rx), "built-in");
+    let feed = source.feed();
+    let mut spoken = speak(&feed, 0.6, 0);
+    // The Microphone menu, then the permission check's close-and-reopen, mid-recording.
+    recorder.send(RecorderCommand::Configure(config("headset")));
+    recorder.send(RecorderCommand::Configure(RecorderConfig {
+        keep_open: false,
+        ..config("headset")
+    }));
+    recorder.send(RecorderCommand::Configure(config("headset")));
+    spoken.extend(speak(&feed, 0.6, spoken.len()));
+    assert_eq!(
+        source.devices(),
+        ["built-in"],
+        "no input opened mid-recording"
+    );
+    recorder.send(RecorderCommand::Stop { id: 1 });
+    let (id, samples, kept) = audio(&rx);
+    assert_eq!(id, 1);
+    assert_contains(&samples, &spoken);
+    assert_eq!(kept.as_deref(), Some(journal.as_path()));
+    let on_disk = read_wav(&journal).unwrap();
+    assert_eq!(
+        on_disk.samples.len(),
+        samples.len(),
+        "the journal holds it all"
+    );
+    // The changes applied in order once the recording ended: closed, then reopened.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while source.devices().len() < 3 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(source.devices(), ["built-in", "headset", "headset"]);
+    // The next recording is on the new microphone.
+    recorder.send(RecorderCommand::Start {
+        id: 2,
+        journal: None,
+    });
+    assert_eq!(started(&rx), "headset");
+}
+
+#[test]
+fn a_microphone_that_fails_while_the_key_is_held_hands_on_what_it_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("rec-000000000000001-000000.journal.wav");
+    let source = Scripted::default();
+    let (recorder, rx) = spawn(&source, "usb");
+    recorder.send(RecorderCommand::Start {
+        id: 7,
+        journal: Some(journal.clone()),
+    });
+    started(&rx);
+    let feed = source.feed();
+    let spoken = speak(&feed, 1.0, 0);
+    feed.fail("device unplugged".into());
+    let (problem, follows) = next(&rx, "Failed", |e| match e {
+        RecorderEvent::Failed {
+            id: Some(7),
+            problem,
+            audio_follows,
+            ..
+        } => Some((problem, audio_follows)),
+        _ => None,
+    });
+    assert_eq!(problem, MicrophoneProblem::Lost);
+    assert!(follows);
+    let (id, samples, kept) = audio(&rx);
+    assert_eq!(id, 7);
+    assert_contains(&samples, &spoken);
+    assert_eq!(kept.as_deref(), Some(journal.as_path()));
+    assert_eq!(read_wav(&journal).unwrap().samples.len(), samples.len());
+    // Key-up afterwards finds nothing to stop; the next press opens the microphone again.
+    recorder.send(RecorderCommand::Stop { id: 7 });
+    recorder.send(RecorderCommand::Start {
+        id: 8,
+        journal: None,
+    });
+    started(&rx);
+    assert_eq!(source.devices(), ["usb", "usb"]);
+}
+
+#[test]
+fn a_microphone_that_fails_during_the_tail_hands_on_the_whole_recording() {
+    let source = Scripted::default();
+    let (recorder, rx) = spawn(&source, "bluetooth");
+    recorder.send(RecorderCommand::Start {
+        id: 3,
+        journal: None,
+    });
+    started(&rx);
+    let feed = source.feed();
+    let spoken = speak(&feed, 0.5, 0);
+    // Key-up; the microphone fails before the tail is over (after the head went on).
+    recorder.send(RecorderCommand::Stop { id: 3 });
+    let head = next(&rx, "Head", |e| match e {
+        RecorderEvent::Head { samples, .. } => Some(samples),
+        _ => None,
+    });
+    assert_contains(&head, &spoken);
+    feed.fail("input overrun: device gone".into());
+    let follows = next(&rx, "Failed", |e| match e {
+        RecorderEvent::Failed {
+            id: Some(3),
+            audio_follows,
+            ..
+        } => Some(audio_follows),
+        _ => None,
+    });
+    assert!(follows);
+    let (id, samples, _) = audio(&rx);
+    assert_eq!(id, 3);
+    assert_contains(&samples, &spoken);
+}
+
+#[test]
+fn a_stalled_microphone_ends_the_recording_keeping_it() {
+    let source = Scripted::default();
+    let (recorder, rx) = spawn(&source, "stalls");
+    recorder.send(RecorderCommand::Start {
+        id: 4,
+        journal: None,
+    });
+    started(&rx);
+    let spoken = speak(&source.feed(), 0.4, 0);
+    // Nothing more arrives: after STALL the recorder gives up on the microphone.
+    let (follows, detail) = next(&rx, "Failed", |e| match e {
+        RecorderEvent::Failed {
+            audio_follows,
+            detail,
+            ..
+        } => Some((audio_follows, detail)),
+        _ => None,
+    });
+    assert!(follows, "{detail}");
+    assert!(detail.contains("stopped sending audio"), "{detail}");
+    let (_, samples, _) = audio(&rx);
+    assert_contains(&samples, &spoken);
+}
+
+#[test]
+fn only_a_cancel_deletes_the_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("rec-000000000000001-000000.journal.wav");
+    let source = Scripted::default();
+    let (recorder, rx) = spawn(&source, "built-in");
+    recorder.send(RecorderCommand::Start {
+        id: 5,
+        journal: Some(journal.clone()),
+    });
+    started(&rx);
+    speak(&source.feed(), 0.2, 0);
+    assert!(journal.exists());
+    recorder.send(RecorderCommand::Cancel { id: 5 });
+    recorder.send(RecorderCommand::Start {
+        id: 6,
+        journal: None,
+    });
+    started(&rx);
+    assert!(!journal.exists(), "a tap's journal is deleted");
+
+    // Quitting in the middle of a recording leaves its journal, with what was recorded.
+    let second = dir.path().join("rec-000000000000002-000000.journal.wav");
+    recorder.send(RecorderCommand::Cancel { id: 6 });
+    recorder.send(RecorderCommand::Start {
+        id: 9,
+        journal: Some(second.clone()),
+    });
+    started(&rx);
+    let spoken = speak(&source.feed(), 0.3, 0);
+    drop(recorder);
+    let left = read_wav(&second).unwrap();
+    assert!(left.samples.len() >= spoken.len(), "{}", left.samples.len());
+}
+
+#[test]
+fn a_microphone_that_cannot_open_fails_the_start_with_nothing_to_follow() {
+    let source = Scripted::default();
+    let (tx, rx) = channel();
+    let tx = Mutex::new(tx);
+    let recorder = Recorder::spawn_with(
+        RecorderConfig {
+            device: "missing".into(),
+            keep_open: false,
+        },
+        source.clone(),
+        move |event| {
+            let _ = tx.lock().unwrap().send(event);
+        },
+    )
+    .unwrap();
+    recorder.send(RecorderCommand::Start {
+        id: 1,
+        journal: None,
+    });
+    let (problem, follows) = next(&rx, "Failed", |e| match e {
+        RecorderEvent::Failed {
+            problem,
+            audio_follows,
+            ..
+        } => Some((problem, audio_follows)),
+        _ => None,
+    });
+    assert_eq!(problem, MicrophoneProblem::NotFound);
+    assert!(!follows);
+}
