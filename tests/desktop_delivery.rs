@@ -18,8 +18,8 @@ mod app_rig;
 mod rig;
 
 use app_rig::{
-    clip, clip_text, fresh_desktop, start_app, wait_for_clipboard, wait_ready, write_settings,
-    HOTKEY, TRANSCRIBE_TIMEOUT,
+    clip, clip_text, fresh_desktop, hold_hotkey_while_playing, start_app, wait_for_clipboard,
+    wait_ready, write_settings, HOTKEY, TRANSCRIBE_TIMEOUT,
 };
 use rig::{AppProcess, Desktop, TextBox};
 use std::thread;
@@ -63,13 +63,7 @@ fn parse_done(line: &str) -> Done {
 
 /// One held dictation of `name` (the key held while it plays), waited for to the end.
 fn dictate(desktop: &Desktop, app: &mut AppProcess, name: &str) -> Done {
-    let mut playback = desktop.play(&clip(name)).unwrap_or_else(|e| panic!("{e}"));
-    desktop.key_down(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
-    let started = app.wait_for_log("recording started", Duration::from_secs(5));
-    let played = playback.wait(Duration::from_secs(30));
-    desktop.key_up(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
-    started.unwrap_or_else(|e| panic!("{e}"));
-    played.unwrap_or_else(|e| panic!("{e}"));
+    hold_hotkey_while_playing(desktop, app, &clip(name), Duration::ZERO);
     let done = parse_done(
         &app.wait_for_log("dictation done", TRANSCRIBE_TIMEOUT)
             .unwrap_or_else(|e| panic!("{e}")),

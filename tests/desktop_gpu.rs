@@ -23,8 +23,8 @@ mod app_rig;
 mod rig;
 
 use app_rig::{
-    clip, clip_text, fresh_desktop, ready_on_cpu, start_app, wait_ready, write_settings, HOTKEY,
-    TRANSCRIBE_TIMEOUT,
+    clip, clip_text, fresh_desktop, hold_hotkey_while_playing, ready_on_cpu, start_app, wait_ready,
+    write_settings, TRANSCRIBE_TIMEOUT,
 };
 use rig::{AppProcess, Desktop, TextBox};
 use std::path::Path;
@@ -62,17 +62,7 @@ fn dictate_into_box(
 ) -> String {
     let text_box = TextBox::open(desktop, title).unwrap_or_else(|e| panic!("{e}"));
     text_box.focus().unwrap_or_else(|e| panic!("{e}"));
-    let mut playback = desktop
-        .play(&clip(clip_name))
-        .unwrap_or_else(|e| panic!("{e}"));
-    desktop.key_down(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
-    if let Err(e) = app.wait_for_log("recording started", Duration::from_secs(5)) {
-        let _ = desktop.key_up(HOTKEY);
-        panic!("{e}");
-    }
-    let played = playback.wait(Duration::from_secs(30));
-    desktop.key_up(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
-    played.unwrap_or_else(|e| panic!("{e}"));
+    hold_hotkey_while_playing(desktop, app, &clip(clip_name), Duration::ZERO);
     let done = app
         .wait_for_log("dictation done", TRANSCRIBE_TIMEOUT)
         .unwrap_or_else(|e| panic!("{e}"));

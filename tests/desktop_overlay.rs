@@ -20,8 +20,8 @@ mod app_rig;
 mod rig;
 
 use app_rig::{
-    clip, clip_text, concatenate, fresh_desktop, resident_mb, reversed, start_app, wait_ready,
-    write_settings, HOTKEY, TRANSCRIBE_TIMEOUT,
+    clip, clip_text, concatenate, fresh_desktop, pick_in_tray_menu, resident_mb, reversed,
+    start_app, wait_ready, write_settings, HOTKEY, TRANSCRIBE_TIMEOUT,
 };
 use rig::{AppProcess, Desktop, Image, TextBox};
 use std::fs;
@@ -451,27 +451,7 @@ fn choose_in_overlay_menu(
     out: &Path,
     key: &str,
 ) -> String {
-    let icon = desktop
-        .wait_for_tray_icon(
-            &out.join("idle.png"),
-            rig::rgb("#1E88E5"),
-            40,
-            60,
-            Duration::from_secs(10),
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
-    desktop
-        .open_tray_menu(
-            (icon.x, icon.y),
-            &out.join("menu.png"),
-            Duration::from_secs(10),
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
-    desktop.key("d").unwrap_or_else(|e| panic!("{e}"));
-    thread::sleep(Duration::from_millis(300));
-    desktop.key(key).unwrap_or_else(|e| panic!("{e}"));
-    app.wait_for_log("overlay settings", Duration::from_secs(10))
-        .unwrap_or_else(|e| panic!("Nakładka ▸ the item of key {key}: {e}"))
+    pick_in_tray_menu(desktop, app, out, ("d", key), "overlay settings")
 }
 
 /// The crop of the screen around the overlay, as README shows it.

@@ -77,6 +77,24 @@ fn press(desktop: &Desktop) {
     desktop.key_up(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
 }
 
+/// Starts a recording with a press while `wav` plays and waits until it has played (within
+/// `play_timeout`) and 0.3 s more: the recording is still going when this returns.
+fn record_while_playing(
+    desktop: &Desktop,
+    app: &mut AppProcess,
+    wav: &Path,
+    play_timeout: Duration,
+) {
+    let mut playback = desktop.play(wav).unwrap_or_else(|e| panic!("{e}"));
+    press(desktop);
+    app.wait_for_log("microphone recording", Duration::from_secs(5))
+        .unwrap_or_else(|e| panic!("{e}"));
+    playback
+        .wait(play_timeout)
+        .unwrap_or_else(|e| panic!("{e}"));
+    thread::sleep(Duration::from_millis(300));
+}
+
 /// How many times the app has logged `needle`.
 fn count(app: &AppProcess, needle: &str) -> usize {
     app.log().matches(needle).count()
@@ -149,14 +167,7 @@ fn a_recording_survives_a_panicking_transcription_a_microphone_change_and_an_unp
     let text_box = TextBox::open(&desktop, "life-a").unwrap_or_else(|e| panic!("{e}"));
     text_box.focus().unwrap_or_else(|e| panic!("{e}"));
     let awb = clip("en_awb.wav");
-    let mut playback = desktop.play(&awb).unwrap_or_else(|e| panic!("{e}"));
-    press(&desktop);
-    app.wait_for_log("microphone recording", Duration::from_secs(5))
-        .unwrap_or_else(|e| panic!("{e}"));
-    playback
-        .wait(Duration::from_secs(30))
-        .unwrap_or_else(|e| panic!("{e}"));
-    thread::sleep(Duration::from_millis(300));
+    record_while_playing(&desktop, &mut app, &awb, Duration::from_secs(30));
     press(&desktop);
     desktop
         .wait_for_notification(CRASH_NOTICE, TRANSCRIBE_TIMEOUT)
@@ -276,14 +287,7 @@ fn a_recording_survives_a_panicking_transcription_a_microphone_change_and_an_unp
     ]
     .join(" ");
     let transcribing_before = count(&app, "transcribing");
-    let mut playback = desktop.play(&long).unwrap_or_else(|e| panic!("{e}"));
-    press(&desktop);
-    app.wait_for_log("microphone recording", Duration::from_secs(5))
-        .unwrap_or_else(|e| panic!("{e}"));
-    playback
-        .wait(Duration::from_secs(60))
-        .unwrap_or_else(|e| panic!("{e}"));
-    thread::sleep(Duration::from_millis(300));
+    record_while_playing(&desktop, &mut app, &long, Duration::from_secs(60));
     press(&desktop);
     wait_for_nth(&mut app, "transcribing", transcribing_before);
     thread::sleep(Duration::from_millis(300));
@@ -327,14 +331,7 @@ fn a_recording_survives_a_panicking_transcription_a_microphone_change_and_an_unp
     text_box.focus().unwrap_or_else(|e| panic!("{e}"));
     let rms = clip("en_rms.wav");
     let done_before = count(&app, "dictation done");
-    let mut playback = desktop.play(&rms).unwrap_or_else(|e| panic!("{e}"));
-    press(&desktop);
-    app.wait_for_log("microphone recording", Duration::from_secs(5))
-        .unwrap_or_else(|e| panic!("{e}"));
-    playback
-        .wait(Duration::from_secs(30))
-        .unwrap_or_else(|e| panic!("{e}"));
-    thread::sleep(Duration::from_millis(300));
+    record_while_playing(&desktop, &mut app, &rms, Duration::from_secs(30));
     let mut unplug = desktop.command("pactl");
     unplug.args(["unload-module", "module-null-sink"]);
     run_ok(unplug, "pactl unload-module", Duration::from_secs(10))

@@ -20,7 +20,8 @@ mod app_rig;
 mod rig;
 
 use app_rig::{
-    clip, fresh_desktop, start_app, wait_ready, write_settings, HOTKEY, TRANSCRIBE_TIMEOUT,
+    clip, fresh_desktop, hold_hotkey_while_playing, pick_in_tray_menu, start_app, wait_ready,
+    write_settings, TRANSCRIBE_TIMEOUT,
 };
 use rig::{AppProcess, Desktop, TextBox};
 use std::fs;
@@ -51,15 +52,7 @@ const HAND_EDITED: &str = r#"{
 fn dictate_into_box(desktop: &Desktop, app: &mut AppProcess, name: &str) -> String {
     let text_box = TextBox::open(desktop, name).unwrap_or_else(|e| panic!("{e}"));
     text_box.focus().unwrap_or_else(|e| panic!("{e}"));
-    let mut playback = desktop.play(&clip(CLIP)).unwrap_or_else(|e| panic!("{e}"));
-    desktop.key_down(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
-    if let Err(e) = app.wait_for_log("recording started", Duration::from_secs(5)) {
-        let _ = desktop.key_up(HOTKEY);
-        panic!("{e}");
-    }
-    let played = playback.wait(Duration::from_secs(30));
-    desktop.key_up(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
-    played.unwrap_or_else(|e| panic!("{e}"));
+    hold_hotkey_while_playing(desktop, app, &clip(CLIP), Duration::ZERO);
     let done = app
         .wait_for_log("dictation done", TRANSCRIBE_TIMEOUT)
         .unwrap_or_else(|e| panic!("{e}"));
@@ -79,27 +72,7 @@ fn choose_language(
     key: &str,
     logged: &str,
 ) -> String {
-    let icon = desktop
-        .wait_for_tray_icon(
-            &out.join("idle.png"),
-            rig::rgb("#1E88E5"),
-            40,
-            60,
-            Duration::from_secs(10),
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
-    desktop
-        .open_tray_menu(
-            (icon.x, icon.y),
-            &out.join("menu.png"),
-            Duration::from_secs(10),
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
-    desktop.key("l").unwrap_or_else(|e| panic!("{e}"));
-    thread::sleep(Duration::from_millis(300));
-    desktop.key(key).unwrap_or_else(|e| panic!("{e}"));
-    app.wait_for_log(logged, Duration::from_secs(10))
-        .unwrap_or_else(|e| panic!("Language ▸ the item of key {key}: {e}"))
+    pick_in_tray_menu(desktop, app, out, ("l", key), logged)
 }
 
 /// settings.json once it no longer reads `before` (the menu choice was handled just before).

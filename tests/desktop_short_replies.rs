@@ -15,7 +15,10 @@
 mod app_rig;
 mod rig;
 
-use app_rig::{fresh_desktop, start_app, wait_ready, write_settings, HOTKEY, TRANSCRIBE_TIMEOUT};
+use app_rig::{
+    fresh_desktop, hold_hotkey_while_playing, start_app, wait_ready, write_settings,
+    TRANSCRIBE_TIMEOUT,
+};
 use rig::{AppProcess, Desktop, TextBox};
 use std::path::{Path, PathBuf};
 use std::thread;
@@ -45,17 +48,8 @@ fn reply_clip(name: &str) -> PathBuf {
 /// starts, released once it has played) and returns the app's log line that ends the
 /// dictation: `dictation done` or `dictation empty`.
 fn hold_and_say(desktop: &Desktop, app: &mut AppProcess, clip: &Path) -> String {
-    let mut playback = desktop.play(clip).unwrap_or_else(|e| panic!("{e}"));
-    desktop.key_down(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
-    if let Err(e) = app.wait_for_log("recording started", Duration::from_secs(5)) {
-        let _ = desktop.key_up(HOTKEY);
-        panic!("{e}");
-    }
-    let played = playback.wait(Duration::from_secs(30));
     // A beat after the last sample, as a person lets go after the word.
-    thread::sleep(Duration::from_millis(150));
-    desktop.key_up(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
-    played.unwrap_or_else(|e| panic!("{e}"));
+    hold_hotkey_while_playing(desktop, app, clip, Duration::from_millis(150));
     app.wait_for_log("recording stopped", Duration::from_secs(10))
         .unwrap_or_else(|e| panic!("{e}"));
     app.wait_for_log("dictation ", TRANSCRIBE_TIMEOUT)

@@ -33,11 +33,7 @@ impl FocusProbe {
         #[cfg(target_os = "linux")]
         {
             use x11rb::protocol::xproto::ConnectionExt;
-            let (conn, screen) = x11rb::connect(None).ok()?;
-            let root = x11rb::connection::Connection::setup(&conn)
-                .roots
-                .get(screen)?
-                .root;
+            let (conn, root) = super::x11_root_connection()?;
             let active = conn
                 .intern_atom(false, b"_NET_ACTIVE_WINDOW")
                 .ok()?

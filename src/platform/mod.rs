@@ -171,6 +171,18 @@ pub const PASTE_MODIFIERS: Modifiers = Modifiers {
     ..Modifiers::NONE
 };
 
+/// A connection to the X display and its root window: what the X11 probes (modifiers, focus)
+/// read from. `None` without a display.
+#[cfg(target_os = "linux")]
+fn x11_root_connection() -> Option<(x11rb::rust_connection::RustConnection, u32)> {
+    let (conn, screen) = x11rb::connect(None).ok()?;
+    let root = x11rb::connection::Connection::setup(&conn)
+        .roots
+        .get(screen)?
+        .root;
+    Some((conn, root))
+}
+
 /// The physical modifier keys (Shift, Control, Alt/Option, Super/Command) as the window
 /// system sees them: waited for before a synthesized paste, and read again after it (a key
 /// pressed meanwhile changes what the keystrokes did).
@@ -184,12 +196,9 @@ impl ModifierProbe {
     pub fn new() -> Option<ModifierProbe> {
         #[cfg(target_os = "linux")]
         {
-            let (conn, screen) = x11rb::connect(None).ok()?;
-            let root = x11rb::connection::Connection::setup(&conn)
-                .roots
-                .get(screen)?
-                .root;
-            Some(ModifierProbe { x11: (conn, root) })
+            Some(ModifierProbe {
+                x11: x11_root_connection()?,
+            })
         }
         #[cfg(target_os = "macos")]
         {

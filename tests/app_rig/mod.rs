@@ -181,3 +181,57 @@ pub fn reversed(clip: &Path, to: &Path) {
     }
     writer.finalize().unwrap();
 }
+
+/// Holds [`HOTKEY`] while `clip` plays into the microphone: pressed just after playback starts,
+/// released `linger` after the last sample (as a person lets go after the word). The key is let
+/// go before any failure is reported, so a failed test never leaves it held.
+pub fn hold_hotkey_while_playing(
+    desktop: &Desktop,
+    app: &mut AppProcess,
+    clip: &Path,
+    linger: Duration,
+) {
+    let mut playback = desktop.play(clip).unwrap_or_else(|e| panic!("{e}"));
+    desktop.key_down(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
+    if let Err(e) = app.wait_for_log("recording started", Duration::from_secs(5)) {
+        let _ = desktop.key_up(HOTKEY);
+        panic!("{e}");
+    }
+    let played = playback.wait(Duration::from_secs(30));
+    thread::sleep(linger);
+    desktop.key_up(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
+    played.unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// Opens the tray menu and picks, by mnemonic keys, the submenu `submenu_key` and its item
+/// `item_key`; returns the app's log line `logged` that confirms the choice. `out` holds the
+/// screenshots taken to find the icon and the menu.
+pub fn pick_in_tray_menu(
+    desktop: &Desktop,
+    app: &mut AppProcess,
+    out: &Path,
+    (submenu_key, item_key): (&str, &str),
+    logged: &str,
+) -> String {
+    let icon = desktop
+        .wait_for_tray_icon(
+            &out.join("idle.png"),
+            crate::rig::rgb("#1E88E5"),
+            40,
+            60,
+            Duration::from_secs(10),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    desktop
+        .open_tray_menu(
+            (icon.x, icon.y),
+            &out.join("menu.png"),
+            Duration::from_secs(10),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    desktop.key(submenu_key).unwrap_or_else(|e| panic!("{e}"));
+    thread::sleep(Duration::from_millis(300));
+    desktop.key(item_key).unwrap_or_else(|e| panic!("{e}"));
+    app.wait_for_log(logged, Duration::from_secs(10))
+        .unwrap_or_else(|e| panic!("menu {submenu_key} ▸ the item of key {item_key}: {e}"))
+}
