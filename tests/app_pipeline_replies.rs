@@ -17,7 +17,8 @@ mod common;
 use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::Duration;
-use whisper_dictation::app::verdict::{self, normalise, Empty};
+use whisper_dictation::app::hallucinations::{is_known_hallucination, normalise};
+use whisper_dictation::app::verdict::{self, Empty};
 use whisper_dictation::app::wording::Wording;
 use whisper_dictation::app::worker::{
     params_from, Job, JobAudio, ModelRequest, Outcome, Worker, WorkerCommand, WorkerEvent,
@@ -284,7 +285,7 @@ fn whispers_text_on_noise_is_dropped_by_the_verdict_itself() {
                 "{name:28} whisper {text:?} ({why}, no-speech {no_speech:.3}, log-prob \
                  {logprob:.2}) → {verdict:?}"
             );
-            if verdict::is_known_hallucination(text) {
+            if is_known_hallucination(text) {
                 invented.push(format!("{name}: {text}"));
             }
         }

@@ -14,7 +14,7 @@
 //!
 //! # The rule ([`decide`])
 //! 1. Text Whisper gave that is not a phrase it is known to invent (see
-//!    [`super::verdict::is_known_hallucination`]) is the person's: delivered.
+//!    [`super::hallucinations::is_known_hallucination`]) is the person's: delivered.
 //! 2. A known phrase ("Thank you.", "you", "Bye.") is delivered when Whisper was sure it heard
 //!    speech (no-speech probability below [`CONFIDENT_NO_SPEECH`]) and the recording holds at
 //!    least [`SECONDS_PER_WORD`] of sound per word; otherwise it is dropped.
@@ -47,7 +47,7 @@
 //!   "you" at 0.71–0.74;
 //! - reversed speech (sound with the rhythm of speech and no words): held back at −1.44.
 
-use super::verdict::{is_known_hallucination, normalise};
+use super::hallucinations::{is_known_hallucination, normalise};
 
 /// What the app knows about a recording after Whisper.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -24,6 +24,7 @@
 mod choices;
 mod delivery;
 mod first_run;
+pub mod hallucinations;
 pub mod heard;
 pub mod model_download;
 mod model_menu;

@@ -500,7 +500,11 @@ impl Desktop {
             cmd.arg(format!(":{n}"))
                 .args(["-screen", "0"])
                 .arg(format!("{}x{}x24", SCREEN.0, SCREEN.1))
-                .args(["-nolisten", "tcp"]);
+                .args(["-nolisten", "tcp"])
+                // Without it the server resets when its last client leaves — right after the
+                // readiness check's xdpyinfo — and a client connecting then (openbox) is
+                // refused: "Failed to open the display".
+                .arg("-noreset");
             self.spawn("xvfb", cmd)?;
             self.display = n;
             let result = self.wait_ready(
