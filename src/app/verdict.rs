@@ -69,7 +69,19 @@ pub fn gate(level: &Level, config: &GateConfig) -> Result<(), Empty> {
 /// After transcription: the text to deliver, or why there is none ([`heard::decide`] on what
 /// Whisper gave, held back and measured, and the sound the gate measured).
 pub fn judge(transcript: &Transcript, level: &Level) -> Result<String, Empty> {
-    match heard::decide(&evidence(transcript, level)) {
+    let evidence = evidence(transcript, level);
+    let heard = heard::decide(&evidence);
+    if !matches!(heard, Heard::Words(_)) {
+        // The figures the rule read, so that a reply that was not pasted can be explained.
+        tracing::info!(
+            held_back = evidence.held_back.is_some(),
+            no_speech = ?evidence.no_speech_prob,
+            avg_logprob = evidence.avg_logprob,
+            sound_s = evidence.sound_seconds,
+            "no words delivered"
+        );
+    }
+    match heard {
         Heard::Words(text) => Ok(text),
         Heard::Unrecognised(text) => Err(Empty::Unrecognised { text }),
         Heard::Hallucination(text) => Err(Empty::Hallucination { text }),
