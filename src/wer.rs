@@ -42,6 +42,63 @@ pub fn edit_distance<T: PartialEq>(reference: &[T], hypothesis: &[T]) -> usize {
     previous[hypothesis.len()]
 }
 
+/// One step of an alignment of a hypothesis with its reference ([`align`]); indices are word
+/// positions in each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Edit {
+    Match { reference: usize, hypothesis: usize },
+    Substitute { reference: usize, hypothesis: usize },
+    /// A hypothesis word the reference does not have (a word said twice).
+    Insert { hypothesis: usize },
+    /// A reference word the hypothesis lost.
+    Delete { reference: usize },
+}
+
+/// A least-cost alignment of `hypothesis` with `reference` (the edits [`edit_distance`]
+/// counts), in order.
+pub fn align<T: PartialEq>(reference: &[T], hypothesis: &[T]) -> Vec<Edit> {
+    let (n, m) = (reference.len(), hypothesis.len());
+    let mut cost = vec![vec![0usize; m + 1]; n + 1];
+    for (i, row) in cost.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for j in 0..=m {
+        cost[0][j] = j;
+    }
+    for i in 1..=n {
+        for j in 1..=m {
+            let substitute = cost[i - 1][j - 1] + usize::from(reference[i - 1] != hypothesis[j - 1]);
+            cost[i][j] = substitute.min(cost[i - 1][j] + 1).min(cost[i][j - 1] + 1);
+        }
+    }
+    let mut edits = Vec::new();
+    let (mut i, mut j) = (n, m);
+    while i > 0 || j > 0 {
+        if i > 0 && j > 0 {
+            let same = reference[i - 1] == hypothesis[j - 1];
+            if cost[i][j] == cost[i - 1][j - 1] + usize::from(!same) {
+                edits.push(if same {
+                    Edit::Match { reference: i - 1, hypothesis: j - 1 }
+                } else {
+                    Edit::Substitute { reference: i - 1, hypothesis: j - 1 }
+                });
+                i -= 1;
+                j -= 1;
+                continue;
+            }
+        }
+        if j > 0 && cost[i][j] == cost[i][j - 1] + 1 {
+            edits.push(Edit::Insert { hypothesis: j - 1 });
+            j -= 1;
+        } else {
+            edits.push(Edit::Delete { reference: i - 1 });
+            i -= 1;
+        }
+    }
+    edits.reverse();
+    edits
+}
+
 /// Word error rate of `hypothesis` against `reference`, in percent (0 for two empty texts; an
 /// empty reference with words hypothesised counts each as an error over one reference word).
 pub fn wer_percent(reference: &str, hypothesis: &str) -> f64 {
@@ -91,6 +148,20 @@ fn number_words(n: u32) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_alignment_names_the_word_said_twice_and_the_word_lost() {
+        let words = |t: &str| normalised_words(t);
+        let (said, heard) = ("we met at the big office", "we met met at the office");
+        let edits = align(&words(said), &words(heard));
+        assert!(
+            edits.iter().any(|e| matches!(e, Edit::Insert { hypothesis: 1 | 2 })),
+            "{edits:?}"
+        );
+        assert!(edits.contains(&Edit::Delete { reference: 4 }), "{edits:?}");
+        let cost = edits.iter().filter(|e| !matches!(e, Edit::Match { .. })).count();
+        assert_eq!(cost, edit_distance(&words(said), &words(heard)));
+    }
 
     #[test]
     fn punctuation_case_and_small_numbers_do_not_count() {

@@ -130,7 +130,7 @@ impl Harness {
         // once, the worker would skip the head as superseded).
         loop {
             match self.events.recv_timeout(WAIT).expect("the worker answers") {
-                WorkerEvent::EarlyDone { id: done, .. } if done == id => break,
+                WorkerEvent::Progress { id: done, .. } if done == id => break,
                 WorkerEvent::Done { .. } => panic!("no result may come before the recording"),
                 _ => {}
             }
@@ -348,7 +348,7 @@ fn whole_while_head_runs(
     let mut head_finished = false;
     loop {
         match h.events.recv_timeout(WAIT).expect("the worker answers") {
-            WorkerEvent::EarlyDone { id: done, .. } if done == id => head_finished = true,
+            WorkerEvent::Progress { id: done, .. } if done == id => head_finished = true,
             WorkerEvent::Done {
                 id: done,
                 outcome,
@@ -423,7 +423,7 @@ fn a_journaled_recording_is_kept_where_it_is_and_counts_one_attempt() {
     );
     while !matches!(
         h.events.recv_timeout(WAIT).expect("the worker answers"),
-        WorkerEvent::EarlyDone { .. }
+        WorkerEvent::Progress { .. }
     ) {}
     assert_eq!(std::fs::read_to_string(&attempts).unwrap(), "1");
     job(WorkerCommand::Transcribe, audio);

@@ -141,7 +141,7 @@ impl App {
             // As in the app, the whole recording comes after the head was taken up.
             loop {
                 match self.events.recv_timeout(WAIT).expect("the worker answers") {
-                    WorkerEvent::EarlyDone { id: done, .. } if done == id => break,
+                    WorkerEvent::Progress { id: done, .. } if done == id => break,
                     WorkerEvent::Done { .. } => panic!("no result before the recording"),
                     _ => {}
                 }

@@ -82,11 +82,12 @@ impl App {
                     self.notifier.send(notify::APP_NAME, notice);
                 }
             }
-            WorkerEvent::EarlyDone {
+            WorkerEvent::Progress {
                 id,
                 seconds,
                 engine,
-                text,
+                committed,
+                tentative,
             } => {
                 tracing::debug!(
                     id,
@@ -94,7 +95,9 @@ impl App {
                     engine_ms = engine.as_millis() as u64,
                     "audio so far transcribed"
                 );
-                self.overlay.early_text(id, text.as_deref());
+                let shown = super::worker::stream::join_pieces(&committed, &tentative);
+                self.overlay
+                    .early_text(id, Some(shown.as_str()).filter(|s| !s.is_empty()));
             }
             WorkerEvent::Done {
                 id,

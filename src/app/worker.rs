@@ -6,11 +6,17 @@
 //! journal it says so on disk ([`RecordingStore::count_attempt`]): a recording whose
 //! transcription kills the process is then not retried at every start.
 //!
-//! A recording's head (the audio up to key-up) may arrive first as
-//! [`WorkerCommand::TranscribeEarly`]: its text is kept and used for the whole recording when
-//! the tail that follows is quiet (see [`crate::audio::pause`]), so the text is ready about one tail
-//! sooner. A head that gave no text never stands for the recording: the whole is transcribed. An early transcription that newer audio of the same recording made useless is skipped
-//! when it is still queued, and stopped between encoder blocks when it is already running.
+//! While the key is held, the audio so far arrives at every pause and every stride of speech
+//! as [`WorkerCommand::TranscribeEarly`]: a pass transcribes it from the last commit on
+//! ([`stream`]), and [`commit`]'s rule decides what of its text is final; that audio is never
+//! transcribed again. At key-up ([`WorkerCommand::Transcribe`]) only the audio after the last
+//! commit is transcribed, or nothing when the last pass covered it and the rest is quiet: the
+//! work of a dictation is about one pass over its audio, and what is left at key-up is one
+//! stretch of speech whatever the dictation's length. A recording nothing was committed of is
+//! transcribed whole as before (a pass that gave no text never stands for it: a short reply
+//! cut at the speaker's pause sits at Whisper's thresholds). A queued pass that newer audio of
+//! the same recording made useless is skipped; a running one is stopped between encoder blocks
+//! only by key-up with speech after it, and never when it ends in a pause (it commits).
 //!
 //! What can go wrong inside ([`interrupt`]): a panic while a recording is transcribed (a bug)
 //! ends that dictation with [`Outcome::Crashed`] (the app says so and keeps the recording for
@@ -33,7 +39,7 @@ use crate::recordings::RecordingStore;
 use crate::settings::Settings;
 use crate::transcriber::TranscriberError;
 use crate::transcriber::{padding_on, Transcriber};
-use crate::whisper::{primer, PaddingEncoding, TranscribeError, TranscribeParams};
+use crate::whisper::{primer, PaddingEncoding, TranscribeError, TranscribeParams, Transcript};
 use std::collections::{HashSet, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -42,7 +48,12 @@ use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+pub mod commit;
 mod interrupt;
+pub mod stream;
+
+use commit::Rule;
+use stream::Stream;
 
 const SAMPLE_RATE: u32 = 16_000;
 
@@ -116,14 +127,17 @@ pub enum WorkerEvent {
     },
     /// Device messages for the user (fallback, recovery), already in the UI language.
     Notices(Vec<String>),
-    /// The audio so far of recording `id` (a [`WorkerCommand::TranscribeEarly`]) is transcribed;
-    /// its result waits for the whole recording.
-    EarlyDone {
+    /// A pass over the audio so far of recording `id` (a [`WorkerCommand::TranscribeEarly`])
+    /// is done.
+    Progress {
         id: u64,
+        /// The audio it covered.
         seconds: f32,
         engine: Duration,
-        /// Its text as it would be delivered (after the verdict); `None` when it gave none.
-        text: Option<String>,
+        /// Everything committed of the dictation so far, as delivered: final, only grows.
+        committed: String,
+        /// The text of the audio after it, as this pass heard it: may change.
+        tentative: String,
     },
     Done {
         id: u64,
@@ -159,7 +173,7 @@ impl Worker {
             WorkerThread {
                 transcriber: None,
                 load_error: None,
-                early: None,
+                stream: None,
                 recordings,
                 attempted: HashSet::new(),
                 emit: Box::new(emit),
@@ -188,8 +202,8 @@ impl Worker {
 struct WorkerThread {
     transcriber: Option<Transcriber>,
     load_error: Option<String>,
-    /// The result for the head of the recording being finished.
-    early: Option<EarlyResult>,
+    /// The dictation being transcribed while it is spoken.
+    stream: Option<Stream>,
     recordings: RecordingStore,
     /// Journals this run has begun transcribing (each attempt is counted once per run).
     attempted: HashSet<PathBuf>,
@@ -267,12 +281,17 @@ impl WorkerThread {
                     );
                     return;
                 }
-                // Newer audio of this recording arriving while the head is transcribed
-                // can make its result useless: then stop, and get to the newer audio sooner.
+                // Key-up with speech after this audio makes a pass that cannot commit by a
+                // pause useless: then stop, and get to the whole sooner.
                 let stop = Arc::clone(&self.stop);
+                let at_pause = match &job.audio {
+                    JobAudio::Recorded(samples) => self.pass_ends_in_pause(job.id, samples),
+                    JobAudio::Saved(_) => false,
+                };
                 let mut keep_going = || {
                     queue.extend(commands.try_iter());
-                    !superseded(&head, queue) && !stop.load(Ordering::Relaxed)
+                    (at_pause || !finished_with_more_speech(&head, queue))
+                        && !stop.load(Ordering::Relaxed)
                 };
                 self.transcribe_early(job, head, &mut keep_going);
             }
@@ -362,30 +381,23 @@ impl WorkerThread {
             return self.done(job.id, outcome, recording, None);
         }
         self.in_progress = Some((job.id, recording.clone()));
-        let early = self
-            .early
-            .take()
-            .filter(|early| early.head.id == job.id)
-            .and_then(|early| {
-                let quiet_tail = early.head.stands_for(&samples);
-                let usable = quiet_tail && head_result_stands(&early.recognised.outcome);
-                if !quiet_tail {
-                    tracing::info!(
-                        id = job.id,
-                        "speech went on after the early audio: transcribing the whole recording"
-                    );
-                } else if !usable {
-                    tracing::info!(
-                        id = job.id,
-                        "the early audio gave no text: transcribing the whole recording"
-                    );
-                }
-                usable.then_some(early.recognised)
-            });
-        let used_early = early.is_some();
-        let recognised = match early {
-            Some(recognised) => Some(recognised),
-            None => self.recognise(&samples, &job.params, &job.wording, recording.as_deref()),
+        let stream = self.stream.take().filter(|stream| stream.id == job.id);
+        let used_stream = stream
+            .as_ref()
+            .is_some_and(|s| s.has_committed() || s.tentative_stands_for(&samples).is_some());
+        let recognised = match stream.filter(|_| used_stream) {
+            Some(stream) => self.finish_stream(
+                stream,
+                &samples,
+                (&job.params, &job.wording),
+                recording.as_deref(),
+            ),
+            None => self.recognise(
+                &samples,
+                (&job.params, &job.wording),
+                Part::Whole,
+                recording.as_deref(),
+            ),
         };
         self.in_progress = None;
         let Some(Recognised {
@@ -413,91 +425,187 @@ impl WorkerThread {
             at: Instant::now(),
             engine,
             level,
-            early: used_early,
+            early: used_stream,
         });
     }
 
-    /// Transcribes a recording's head and keeps the result for the [`WorkerCommand::Transcribe`]
-    /// of the same recording, unless `keep_going` stops it first.
-    fn transcribe_early(&mut self, job: Job, head: Head, keep_going: &mut dyn FnMut() -> bool) {
+    /// Whether the next pass over recording `id`'s audio so far (`samples`) ends in a pause.
+    fn pass_ends_in_pause(&self, id: u64, samples: &[f32]) -> bool {
+        let from = self
+            .stream
+            .as_ref()
+            .filter(|s| s.id == id)
+            .map_or(0, |s| s.committed_to);
+        let to = samples.len().min(from + stream::MAX_PASS);
+        from < to && to == samples.len() && pause::ends_in_pause(&samples[from..to], SAMPLE_RATE)
+    }
+
+    /// A pass over the audio so far of a recording (see the module doc), unless `keep_going`
+    /// stops it first.
+    fn transcribe_early(&mut self, job: Job, _head: Head, keep_going: &mut dyn FnMut() -> bool) {
         let JobAudio::Recorded(samples) = job.audio else {
             return;
         };
+        if self.stream.as_ref().is_none_or(|s| s.id != job.id) {
+            self.stream = Some(Stream::new(job.id));
+        }
+        let Some(stream) = self.stream.as_mut() else {
+            return;
+        };
+        if let Some(cut_s) = stream.commit_held_pause(&samples) {
+            log_commit(stream, Rule::Pause, cut_s);
+        }
+        let Some(range) = stream.pass_range(samples.len()) else {
+            return;
+        };
+        let audio = &samples[range.clone()];
+        if loudest_frame(audio, SAMPLE_RATE) <= GateConfig::default().frame_rms {
+            stream.skip_silence(&range);
+            let committed = stream.committed_text();
+            return self.progress(job.id, range.end, Duration::ZERO, committed, String::new());
+        }
+        let params = pass_params(&job.params, stream);
         let journal = job.journal.as_deref();
-        let Some(recognised) = self.recognise_while(
-            &samples,
-            (&job.params, &job.wording),
-            Part::Head,
-            journal,
-            keep_going,
-        ) else {
+        let Some((result, engine)) = self.whisper(audio, &params, Part::Head, journal, keep_going)
+        else {
             tracing::debug!(id = job.id, "early transcription stopped: newer audio came");
             return;
         };
-        let text = match &recognised.outcome {
-            Outcome::Text(text) => Some(text.clone()),
-            Outcome::Empty(_) | Outcome::Failed(_) | Outcome::Crashed(_) => None,
+        let transcript = match result {
+            Ok(transcript) => transcript,
+            Err(message) => {
+                tracing::warn!(id = job.id, message, "a pass failed; key-up transcribes again");
+                let committed = self.stream.as_ref().map(Stream::committed_text);
+                let committed = committed.unwrap_or_default();
+                return self.progress(job.id, range.end, engine, committed, String::new());
+            }
         };
+        let Some(stream) = self.stream.as_mut().filter(|s| s.id == job.id) else {
+            return;
+        };
+        let progress = stream.take_pass(range.clone(), audio, &transcript, &job.wording);
+        if let Some((rule, cut_s)) = progress.commit {
+            log_commit(stream, rule, cut_s);
+        }
         tracing::info!(
             id = job.id,
-            text = text.as_deref().unwrap_or(""),
+            seconds = audio.len() as f32 / SAMPLE_RATE as f32,
+            committed_chars = progress.committed.chars().count(),
+            tentative_chars = progress.tentative.chars().count(),
+            engine_ms = engine.as_millis() as u64,
             "head transcribed"
         );
-        (self.emit)(WorkerEvent::EarlyDone {
-            id: job.id,
-            seconds: head.len as f32 / SAMPLE_RATE as f32,
-            engine: recognised.engine,
-            text,
-        });
-        self.early = Some(EarlyResult { head, recognised });
+        self.progress(job.id, range.end, engine, progress.committed, progress.tentative);
     }
 
-    /// Gate, Whisper and the wording (verdict first) on 16 kHz mono `samples`, kept at
-    /// `recording`; `None` when the app quit meanwhile ([`Worker::stop_now`]).
-    fn recognise(
+    /// Sends [`WorkerEvent::Progress`] for a pass that covered recording `id` up to sample `end`.
+    fn progress(&self, id: u64, end: usize, engine: Duration, committed: String, tentative: String) {
+        (self.emit)(WorkerEvent::Progress {
+            id,
+            seconds: end as f32 / SAMPLE_RATE as f32,
+            engine,
+            committed,
+            tentative,
+        });
+    }
+
+    /// Key-up of a streamed dictation: its committed text, and the audio after the last
+    /// commit (the last pass's text when it covered it all, else transcribed now).
+    fn finish_stream(
         &mut self,
+        stream: Stream,
         samples: &[f32],
-        params: &TranscribeParams,
-        wording: &Wording,
+        (params, wording): (&TranscribeParams, &Wording),
         recording: Option<&Path>,
     ) -> Option<Recognised> {
-        let stop = Arc::clone(&self.stop);
-        self.recognise_while(
-            samples,
-            (params, wording),
-            Part::Whole,
-            recording,
-            &mut || !stop.load(Ordering::Relaxed),
-        )
+        let level = Level::measure(samples, SAMPLE_RATE, &GateConfig::default());
+        let mut engine = Duration::ZERO;
+        let tail_text = match stream.tentative_stands_for(samples) {
+            Some(text) => Some(text),
+            None => {
+                let tail = &samples[stream.committed_to.min(samples.len())..];
+                let params = pass_params(params, &stream);
+                let tail_recognised =
+                    self.recognise(tail, (&params, wording), Part::Tail, recording)?;
+                engine = tail_recognised.engine;
+                match tail_recognised.outcome {
+                    Outcome::Text(text) => Some(text),
+                    Outcome::Empty(_) if stream.has_committed() => None,
+                    outcome => {
+                        return Some(Recognised {
+                            outcome,
+                            engine: tail_recognised.engine,
+                            level: Some(level),
+                        })
+                    }
+                }
+            }
+        };
+        tracing::info!(
+            id = stream.id,
+            passes = stream.passes,
+            commits = stream.commits,
+            tail_s = samples.len().saturating_sub(stream.committed_to) as f32 / SAMPLE_RATE as f32,
+            "stream finished"
+        );
+        Some(Recognised {
+            outcome: Outcome::Text(stream.with_tail(tail_text.as_deref())),
+            engine,
+            level: Some(level),
+        })
     }
 
-    /// [`Self::recognise`], or `None` when `keep_going` stopped Whisper.
-    fn recognise_while(
+    /// Gate, Whisper and the wording (verdict first) on 16 kHz mono `samples` (the recording's
+    /// `part`), kept at `recording`; `None` when the app quit meanwhile ([`Worker::stop_now`]).
+    fn recognise(
         &mut self,
         samples: &[f32],
         (params, wording): (&TranscribeParams, &Wording),
         part: Part,
         recording: Option<&Path>,
-        keep_going: &mut dyn FnMut() -> bool,
     ) -> Option<Recognised> {
         let gate_config = GateConfig::default();
         let level = Level::measure(samples, SAMPLE_RATE, &gate_config);
-        let refused = |outcome| {
-            Some(Recognised {
-                outcome,
+        if let Err(empty) = gate(&level, &gate_config) {
+            return Some(Recognised {
+                outcome: Outcome::Empty(empty),
                 engine: Duration::ZERO,
                 level: Some(level),
-            })
-        };
-        if let Err(empty) = gate(&level, &gate_config) {
-            return refused(Outcome::Empty(empty));
+            });
         }
+        let stop = Arc::clone(&self.stop);
+        let keep_going = &mut || !stop.load(Ordering::Relaxed);
+        let (result, engine) = self.whisper(samples, params, part, recording, keep_going)?;
+        let outcome = match result {
+            Ok(transcript) => match wording.words(&transcript, &level) {
+                Ok(text) => Outcome::Text(text),
+                Err(empty) => Outcome::Empty(empty),
+            },
+            Err(message) => Outcome::Failed(message),
+        };
+        Some(Recognised {
+            outcome,
+            engine,
+            level: Some(level),
+        })
+    }
+
+    /// Whisper on `samples` with the dictation's parameters: the transcript, or the error's
+    /// message, and the time it took; `None` when `keep_going` stopped it.
+    fn whisper(
+        &mut self,
+        samples: &[f32],
+        params: &TranscribeParams,
+        part: Part,
+        recording: Option<&Path>,
+        keep_going: &mut dyn FnMut() -> bool,
+    ) -> Option<(Result<Transcript, String>, Duration)> {
         let Some(transcriber) = self.transcriber.as_mut() else {
             let reason = self
                 .load_error
                 .clone()
                 .unwrap_or_else(|| "the model is not loaded".into());
-            return refused(Outcome::Failed(reason));
+            return Some((Err(reason), Duration::ZERO));
         };
         if let Some(journal) = recording.filter(|p| RecordingStore::is_journal(p)) {
             if self.attempted.insert(journal.to_path_buf()) {
@@ -521,19 +629,11 @@ impl WorkerThread {
         let result = transcriber.transcribe_while(samples, &params, keep_going);
         let engine = started.elapsed();
         emit_notices(&self.emit, transcriber);
-        let outcome = match result {
-            Ok(transcript) => match wording.words(&transcript, &level) {
-                Ok(text) => Outcome::Text(text),
-                Err(empty) => Outcome::Empty(empty),
-            },
-            Err(TranscriberError::Transcribe(TranscribeError::Stopped)) => return None,
-            Err(e) => Outcome::Failed(e.to_string()),
-        };
-        Some(Recognised {
-            outcome,
-            engine,
-            level: Some(level),
-        })
+        match result {
+            Ok(transcript) => Some((Ok(transcript), engine)),
+            Err(TranscriberError::Transcribe(TranscribeError::Stopped)) => None,
+            Err(e) => Some((Err(e.to_string()), engine)),
+        }
     }
 
     fn done(&self, id: u64, outcome: Outcome, recording: Option<PathBuf>, level: Option<Level>) {
@@ -549,20 +649,13 @@ impl WorkerThread {
     }
 }
 
-/// Whether a head's result may stand for the whole recording (whose tail is quiet): only text.
-/// A head that gave no text (or failed) does not: a short reply cut 0.15 s after its last
-/// word, at the speaker's pause, sits at Whisper's thresholds ("No." held back at a
-/// log-probability of −1.01 there, given at −0.90 from the whole recording), and a dictation
-/// that ends empty is worth the second engine time.
-fn head_result_stands(outcome: &Outcome) -> bool {
-    matches!(outcome, Outcome::Text(_))
-}
-
 /// Which audio of a recording is transcribed (for the log).
 #[derive(Debug, Clone, Copy)]
 enum Part {
-    /// The audio so far, while the key is held or just after key-up.
+    /// The audio so far from the last commit, while the key is held or just after key-up.
     Head,
+    /// The audio after the last commit, at the end of a streamed dictation.
+    Tail,
     /// The whole recording.
     Whole,
 }
@@ -571,6 +664,7 @@ impl Part {
     fn name(self) -> &'static str {
         match self {
             Part::Head => "head",
+            Part::Tail => "tail",
             Part::Whole => "whole",
         }
     }
@@ -581,12 +675,6 @@ struct Recognised {
     outcome: Outcome,
     engine: Duration,
     level: Option<Level>,
-}
-
-/// The result for a recording's head, waiting for the rest of the recording.
-struct EarlyResult {
-    head: Head,
-    recognised: Recognised,
 }
 
 /// The audio of an early job: which recording, how much of it, how loud.
@@ -637,6 +725,41 @@ fn superseded(head: &Head, queue: &VecDeque<WorkerCommand>) -> bool {
         },
         WorkerCommand::Transcribe(_) | WorkerCommand::Load(_) => false,
     })
+}
+
+/// Logs a commit of `stream` (no text: its length in words, where it cut, by which rule).
+fn log_commit(stream: &Stream, rule: Rule, cut_s: f32) {
+    tracing::info!(
+        id = stream.id,
+        rule = rule.name(),
+        cut_s,
+        words_total = crate::wer::normalised_words(&stream.committed_text()).len(),
+        passes = stream.passes,
+        "stream committed"
+    );
+}
+
+/// Whether key-up of the `head`'s recording waits behind it with speech after the head (the
+/// head's text cannot stand for the recording, and the rest is transcribed at once).
+fn finished_with_more_speech(head: &Head, queue: &VecDeque<WorkerCommand>) -> bool {
+    queue.iter().any(|command| match command {
+        WorkerCommand::Transcribe(later) if later.id == head.id => match &later.audio {
+            JobAudio::Recorded(recording) => !head.stands_for(recording),
+            JobAudio::Saved(_) => true,
+        },
+        _ => false,
+    })
+}
+
+/// The parameters of a pass over `stream`'s uncommitted audio: the dictation's, with the
+/// language it was committed in and the committed text's end as Whisper's previous text.
+fn pass_params(params: &TranscribeParams, stream: &Stream) -> TranscribeParams {
+    let mut params = params.clone();
+    if let Some(language) = &stream.language {
+        params.language = Some(language.clone());
+    }
+    params.initial_prompt = stream.prompt(params.initial_prompt.as_deref());
+    params
 }
 
 /// Sends the device manager's messages since the last call, if any.
@@ -803,18 +926,6 @@ pub fn model_request(settings: &Settings, state_dir: &Path) -> Result<ModelReque
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_a_heads_text_stands_for_a_recording_with_a_quiet_tail() {
-        assert!(head_result_stands(&Outcome::Text("No.".into())));
-        // "Okay." ended "no text" in the app: its head, cut at the pause, gave none, and that
-        // stood for the recording whose whole gives "Okay.".
-        assert!(!head_result_stands(&Outcome::Empty(Empty::NoText)));
-        assert!(!head_result_stands(&Outcome::Empty(Empty::Unrecognised {
-            text: "No.".into()
-        })));
-        assert!(!head_result_stands(&Outcome::Failed("stopped".into())));
-    }
 
     #[test]
     fn language_settings_become_parameters() {

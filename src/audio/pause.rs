@@ -63,6 +63,13 @@ fn ends_in_quiet(audio: &[f32], peak: f32, sample_rate: u32, gate: &GateConfig) 
     loudest_frame(&audio[audio.len() - end..], sample_rate) < quiet_threshold(peak, gate)
 }
 
+/// Whether `audio` holds sound and ends in [`QUIET_END`] of quiet relative to its own loudest
+/// frame: a stretch of speech that ended at a pause.
+pub fn ends_in_pause(audio: &[f32], sample_rate: u32) -> bool {
+    let peak = loudest_frame(audio, sample_rate);
+    ends_in_quiet(audio, peak, sample_rate, &GateConfig::default())
+}
+
 fn quiet_end_samples(sample_rate: u32) -> usize {
     (QUIET_END.as_secs_f32() * sample_rate as f32) as usize
 }
@@ -83,6 +90,24 @@ pub fn paused_after_new_speech(recording: &[f32], since: usize, sample_rate: u32
     let peak = loudest_frame(recording, sample_rate);
     ends_in_quiet(recording, peak, sample_rate, &gate)
         && !tail_is_quiet(&recording[..before_pause], since, peak, sample_rate, &gate)
+}
+
+/// In speech without pauses, the audio so far is sent to be transcribed this long after the
+/// previous snapshot (a pause's or a stride's), so that its words can be committed while the
+/// speaker goes on (`app::worker::commit`): two strides' passes agreeing on a sentence commit
+/// it. Shorter strides commit sooner and cost more passes over the same uncommitted audio.
+pub const STRIDE: Duration = Duration::from_millis(2000);
+
+/// Whether `recording` has gone on for [`STRIDE`] since its first `since` samples (the last
+/// snapshot) without a pause, with something said in it.
+pub fn stride_after_new_speech(recording: &[f32], since: usize, sample_rate: u32) -> bool {
+    let stride = (STRIDE.as_secs_f32() * sample_rate as f32) as usize;
+    if recording.len() < since.saturating_add(stride) {
+        return false;
+    }
+    let gate = GateConfig::default();
+    let newest = &recording[since.min(recording.len())..];
+    loudest_frame(newest, sample_rate) > gate.frame_rms
 }
 
 /// Whether the recording can end after [`FIRST_TAIL`] instead of the whole tail: its first
@@ -127,6 +152,17 @@ mod tests {
 
     fn join(parts: &[Vec<f32>]) -> Vec<f32> {
         parts.concat()
+    }
+
+    #[test]
+    fn speech_without_pauses_is_sent_every_stride_and_silence_is_not() {
+        let speech = join(&[quiet(0.3), tone(2.5, 0.2)]);
+        assert!(stride_after_new_speech(&speech, 0, RATE));
+        // Less than a stride since the last snapshot.
+        assert!(!stride_after_new_speech(&speech, RATE as usize, RATE));
+        // A stride of nothing said.
+        let held_in_silence = join(&[tone(1.0, 0.2), quiet(2.5)]);
+        assert!(!stride_after_new_speech(&held_in_silence, RATE as usize, RATE));
     }
 
     #[test]

@@ -66,7 +66,7 @@ impl WorkerThread {
             ?serving,
             "the transcription worker panicked; going on"
         );
-        self.early = None;
+        self.stream = None;
         let in_progress = self.in_progress.take();
         match serving {
             Serving::Load { model } => {
@@ -158,7 +158,7 @@ mod tests {
         let worker = WorkerThread {
             transcriber: None,
             load_error: None,
-            early: None,
+            stream: None,
             recordings: store,
             attempted: HashSet::new(),
             emit: Box::new(move |event| {

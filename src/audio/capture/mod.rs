@@ -51,9 +51,6 @@ pub const PRE_ROLL: Duration = Duration::from_millis(500);
 /// A recording whose stream delivers nothing for this long has lost its microphone.
 pub const STALL: Duration = Duration::from_millis(2000);
 const TARGET_RATE: u32 = 16_000;
-/// Pauses in recordings longer than this (one Whisper window) are not snapshotted: transcribing
-/// them again and again while the speaker goes on would cost more than it saves.
-pub const PAUSE_SNAPSHOT_LIMIT: Duration = Duration::from_secs(30);
 
 /// Mono `samples` at the device's `rate` → 16 kHz, Whisper's rate.
 fn at_target_rate(samples: Vec<f32>, rate: u32) -> Vec<f32> {
@@ -101,9 +98,9 @@ pub enum RecorderEvent {
     /// The loudness of the last [`PAUSE_CHECK`] of the recording (RMS of its samples, 0–1), sent
     /// every [`PAUSE_CHECK`] while recording and never otherwise (the overlay's level meter).
     Level { id: u64, rms: f32 },
-    /// The speaker paused while still holding the key: the audio so far, so a transcription can
-    /// start before the key goes up (see [`super::pause`]). Sent once per pause that follows new
-    /// speech, while the recording is at most [`PAUSE_SNAPSHOT_LIMIT`] long.
+    /// The audio so far while the key is held, so that it is transcribed (and committed) while
+    /// the person speaks (see [`super::pause`]): sent once per pause that follows new speech,
+    /// and every [`super::pause::STRIDE`] of speech without a pause.
     Pause {
         id: u64,
         /// 16 kHz mono.
@@ -499,7 +496,8 @@ impl RecorderThread {
         (self.emit)(RecorderEvent::Level { id, rms });
     }
 
-    /// Sends [`RecorderEvent::Pause`] when the speaker has just paused after new speech.
+    /// Sends [`RecorderEvent::Pause`] when the speaker has just paused after new speech, or
+    /// has spoken a stride without pausing.
     fn notice_pause(&mut self) {
         let Some(Current { id, rate, .. }) = self.current else {
             return;
@@ -509,9 +507,8 @@ impl RecorderThread {
             let Some(recording) = shared.recording.as_ref() else {
                 return;
             };
-            let limit = (PAUSE_SNAPSHOT_LIMIT.as_secs_f64() * f64::from(rate)) as usize;
-            recording.len() <= limit
-                && super::pause::paused_after_new_speech(recording, self.paused_at, rate)
+            super::pause::paused_after_new_speech(recording, self.paused_at, rate)
+                || super::pause::stride_after_new_speech(recording, self.paused_at, rate)
         };
         if paused {
             let (samples, len) = self.recorded_so_far();

@@ -1,0 +1,294 @@
+//! A long dictation streamed through the app's worker with the real `base` model, without a
+//! desktop: the audio so far is sent whenever the recorder would send it (at every pause and
+//! every stride of speech, decided by the recorder's own `audio::pause` functions), each pass is
+//! let finish as a worker that keeps up with the speaker would, and key-up sends the whole
+//! recording. The streamed text must have the words of the whole recording transcribed at once
+//! (WER within a point) and no word lost or said twice at any commit point; the figures (passes, commits, engine time at key-up and in all) are printed
+//! against the whole transcription's.
+//!
+//! The clips: `en_long_50s.wav` (ten sentences with 1 s pauses), and the same speech with every
+//! pause over 0.12 s cut out with `sox silence` (speech without pauses: commits by agreement).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::mpsc;
+use std::time::Duration;
+use whisper_dictation::app::worker::{
+    params_from, Job, JobAudio, ModelRequest, Outcome, Worker, WorkerCommand, WorkerEvent,
+};
+use whisper_dictation::audio::pause;
+use whisper_dictation::audio::wav::read_wav_16k;
+use whisper_dictation::recordings::RecordingStore;
+use whisper_dictation::settings::Settings;
+use whisper_dictation::wer::{align, normalised_words, wer_percent, Edit};
+
+const WAIT: Duration = Duration::from_secs(300);
+const RATE: usize = 16_000;
+
+struct Harness {
+    worker: Worker,
+    events: mpsc::Receiver<WorkerEvent>,
+    _dir: tempfile::TempDir,
+}
+
+/// What one dictation gave.
+struct Run {
+    text: String,
+    /// Engine time of each pass while the key was held, and at key-up.
+    passes: Vec<Duration>,
+    at_key_up: Duration,
+    /// The number of committed words after each commit.
+    cuts: Vec<usize>,
+}
+
+impl Harness {
+    fn new() -> Harness {
+        let dir = tempfile::tempdir().unwrap();
+        let store = RecordingStore::new(dir.path().join("recordings"), 3);
+        let (tx, events) = mpsc::channel();
+        let tx = std::sync::Mutex::new(tx);
+        let worker = Worker::spawn(store, move |e| {
+            let _ = tx.lock().unwrap().send(e);
+        })
+        .unwrap();
+        let harness = Harness {
+            worker,
+            events,
+            _dir: dir,
+        };
+        harness.worker.send(WorkerCommand::Load(ModelRequest {
+            dir: common::model_dir("base"),
+            name: "base".into(),
+            settings: Settings {
+                device: "cpu".into(),
+                ..Settings::default()
+            },
+            state_dir: harness._dir.path().join("state"),
+        }));
+        loop {
+            match harness.events.recv_timeout(WAIT).expect("the worker answers") {
+                WorkerEvent::Ready { .. } => return harness,
+                WorkerEvent::LoadFailed { message, .. } => panic!("load failed: {message}"),
+                _ => {}
+            }
+        }
+    }
+
+    fn job(&self, id: u64, samples: Vec<f32>) -> Job {
+        Job {
+            id,
+            audio: JobAudio::Recorded(samples),
+            // The app's parameters (fast encoding: a pass encodes only its audio).
+            params: params_from(&Settings {
+                language: "en".into(),
+                ..Settings::default()
+            }),
+            wording: Default::default(),
+            journal: None,
+        }
+    }
+
+    /// Key-up: the whole recording; its text and the engine time.
+    fn finish(&self, id: u64, samples: Vec<f32>) -> (String, Duration) {
+        self.worker
+            .send(WorkerCommand::Transcribe(self.job(id, samples)));
+        loop {
+            if let WorkerEvent::Done {
+                id: done,
+                outcome,
+                engine,
+                ..
+            } = self.events.recv_timeout(WAIT).expect("the worker answers")
+            {
+                assert_eq!(done, id);
+                match outcome {
+                    Outcome::Text(text) => return (text, engine),
+                    other => panic!("no text: {other:?}"),
+                }
+            }
+        }
+    }
+
+    /// The dictation of `audio` as the app streams it.
+    fn stream(&self, id: u64, audio: &[f32]) -> Run {
+        let step = RATE / 20; // the recorder's PAUSE_CHECK
+        let mut since = 0;
+        let mut passes = Vec::new();
+        let mut cuts = Vec::new();
+        let mut committed_words = 0;
+        for end in (step..=audio.len()).step_by(step) {
+            let so_far = &audio[..end];
+            let due = pause::paused_after_new_speech(so_far, since, RATE as u32)
+                || pause::stride_after_new_speech(so_far, since, RATE as u32);
+            if !due {
+                continue;
+            }
+            since = end;
+            self.worker
+                .send(WorkerCommand::TranscribeEarly(self.job(id, so_far.to_vec())));
+            loop {
+                match self.events.recv_timeout(WAIT).expect("the worker answers") {
+                    WorkerEvent::Progress {
+                        id: done,
+                        engine,
+                        committed,
+                        tentative,
+                        seconds,
+                    } if done == id => {
+                        println!(
+                            "  {seconds:5.1} s {:4} ms  {committed:?} + {tentative:?}",
+                            engine.as_millis()
+                        );
+                        passes.push(engine);
+                        let words = normalised_words(&committed).len();
+                        if words > committed_words {
+                            committed_words = words;
+                            cuts.push(words);
+                        }
+                        break;
+                    }
+                    WorkerEvent::Done { .. } => panic!("no result before key-up"),
+                    _ => {}
+                }
+            }
+        }
+        // Key-up, then the recorder's tail of room quiet.
+        let mut whole = audio.to_vec();
+        whole.extend(std::iter::repeat_n(0.0005f32, RATE * 3 / 10));
+        let (text, at_key_up) = self.finish(id, whole);
+        Run {
+            text,
+            passes,
+            at_key_up,
+            cuts,
+        }
+    }
+}
+
+fn clips() -> PathBuf {
+    common::fixtures().join("clips")
+}
+
+/// The reference text of `en_long_50s.wav`: its ten sentences, from the clips' README.
+fn long_reference() -> String {
+    let readme = std::fs::read_to_string(clips().join("README.md")).unwrap();
+    let section = readme
+        .split("## en_long_50s.wav")
+        .nth(1)
+        .expect("the README describes en_long_50s.wav");
+    section
+        .lines()
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            (cells.len() >= 4 && cells[1].parse::<u32>().is_ok()).then(|| cells[3].to_string())
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `clip` with every pause over 0.12 s cut out (sox), at `out`.
+fn without_pauses(clip: &Path, out: &Path) -> Vec<f32> {
+    let status = Command::new("sox")
+        .arg(clip)
+        .arg(out)
+        .args(["silence", "-l", "1", "0.05", "0.5%", "-1", "0.12", "0.5%"])
+        .status()
+        .expect("sox runs (scripts/setup.sh installs it)");
+    assert!(status.success(), "sox failed on {}", clip.display());
+    read_wav_16k(out).unwrap()
+}
+
+/// Words inserted or lost within two words of each cut (`cuts`: committed word counts), in
+/// `text` aligned with `reference`, that `whole` (the same audio transcribed at once) does not
+/// also have at the same place of the reference.
+fn damage_at_cuts(reference: &str, text: &str, whole: &str, cuts: &[usize]) -> Vec<String> {
+    let reference = normalised_words(reference);
+    let streamed = normalised_words(text);
+    let edits = align(&reference, &streamed);
+    let whole_edits = align(&reference, &normalised_words(whole));
+    let whole_has = |edit: &Edit| whole_edits.contains(edit);
+    let mut damage = Vec::new();
+    // The reference position of each streamed word (or of the next reference word).
+    let mut at = 0;
+    let positions: Vec<(usize, Edit)> = edits
+        .iter()
+        .map(|edit| {
+            if let Edit::Match { reference, .. } | Edit::Substitute { reference, .. } = edit {
+                at = *reference;
+            }
+            (at, *edit)
+        })
+        .collect();
+    for &cut in cuts {
+        for (position, edit) in &positions {
+            let near = match edit {
+                Edit::Insert { hypothesis } => hypothesis.abs_diff(cut) <= 2,
+                Edit::Delete { .. } => positions
+                    .iter()
+                    .any(|(p, e)| p == position && matches!(e, Edit::Match { hypothesis, .. } if hypothesis.abs_diff(cut) <= 2)),
+                _ => false,
+            };
+            if near && !whole_has(edit) {
+                let words = |from: usize| {
+                    streamed[from.saturating_sub(3)..(from + 3).min(streamed.len())].join(" ")
+                };
+                damage.push(format!("{edit:?} at the cut after word {cut}: \"{}\"", words(cut)));
+            }
+        }
+    }
+    damage.sort();
+    damage.dedup();
+    damage
+}
+
+fn check(harness: &Harness, name: &str, audio: &[f32], reference: &str, id: u64) {
+    let run = harness.stream(id, audio);
+    let (whole, whole_engine) = harness.finish(id + 1000, audio.to_vec());
+    let stream_wer = wer_percent(reference, &run.text);
+    let whole_wer = wer_percent(reference, &whole);
+    let all: Duration = run.passes.iter().sum::<Duration>() + run.at_key_up;
+    println!(
+        "{name}: {:.1} s, {} passes, {} commits (after words {:?})\n  \
+         engine at key-up {} ms (whole: {} ms), all passes {} ms = {:.2}x the whole\n  \
+         WER streamed {stream_wer:.1}% / whole {whole_wer:.1}%\n  streamed: {}\n  whole:    {}",
+        audio.len() as f32 / RATE as f32,
+        run.passes.len(),
+        run.cuts.len(),
+        run.cuts,
+        run.at_key_up.as_millis(),
+        whole_engine.as_millis(),
+        all.as_millis(),
+        all.as_secs_f64() / whole_engine.as_secs_f64().max(1e-3),
+        run.text,
+        whole
+    );
+    assert!(
+        !run.cuts.is_empty(),
+        "{name}: nothing was committed while it was spoken"
+    );
+    let damage = damage_at_cuts(reference, &run.text, &whole, &run.cuts);
+    assert!(damage.is_empty(), "{name}: words lost or repeated at cuts: {damage:#?}");
+    assert!(
+        stream_wer <= whole_wer + 1.0,
+        "{name}: WER {stream_wer:.1}% streamed against {whole_wer:.1}% whole"
+    );
+}
+
+#[test]
+fn a_long_dictation_is_committed_as_it_is_spoken_with_the_words_of_the_whole() {
+    let harness = Harness::new();
+    let reference = long_reference();
+    let clip = clips().join("en_long_50s.wav");
+    let with_pauses = read_wav_16k(&clip).unwrap();
+    check(&harness, "with pauses", &with_pauses, &reference, 1);
+
+    let dir = tempfile::tempdir().unwrap();
+    let cut = without_pauses(&clip, &dir.path().join("no-pauses.wav"));
+    assert!(
+        cut.len() + 5 * RATE < with_pauses.len(),
+        "sox removed the pauses"
+    );
+    check(&harness, "pauses removed", &cut, &reference, 2);
+}
