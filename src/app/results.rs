@@ -94,7 +94,10 @@ impl App {
                     engine_ms = engine.as_millis() as u64,
                     "audio so far transcribed"
                 );
-                self.overlay.early_text(id, text.as_deref());
+                // A head without text (or a dropped hallucination) leaves the words shown.
+                if let Some(text) = text.as_deref().filter(|t| !t.trim().is_empty()) {
+                    self.overlay.stream_text(id, "", text);
+                }
             }
             WorkerEvent::Done {
                 id,
