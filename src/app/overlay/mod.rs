@@ -209,9 +209,9 @@ impl Overlay {
         }
     }
 
-    /// The final text of `id`, on its way to the app.
-    /// The final text is what was delivered, shown whole in full colour (it continues the
-    /// committed words when the worker's final text begins with them, as it should).
+    /// The final text of `id`, on its way to the app: shown whole, in full colour, as it is
+    /// delivered (it continues the committed words when it begins with them, as it should);
+    /// streamed reports after it change nothing.
     pub fn final_text(&mut self, id: u64, text: &str) {
         if let Some(shown) = self.current(id) {
             shown.committed = words_joined(text);
