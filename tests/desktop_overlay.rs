@@ -159,7 +159,9 @@ fn view(lang: UiLang, phase: Phase, text: &str) -> View {
         max_length: Duration::from_secs(120),
         warn_before: Duration::from_secs(10),
         level: 0.0,
-        text: text.to_string(),
+        // The worker's early text is shown as the tentative tail (dimmed).
+        committed: String::new(),
+        tentative: text.to_string(),
     }
 }
 

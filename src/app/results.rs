@@ -95,9 +95,10 @@ impl App {
                     engine_ms = engine.as_millis() as u64,
                     "audio so far transcribed"
                 );
-                let shown = super::worker::stream::join_pieces(&committed, &tentative);
-                self.overlay
-                    .early_text(id, Some(shown.as_str()).filter(|s| !s.is_empty()));
+                // A pass that gave no text at all leaves the words shown.
+                if !committed.trim().is_empty() || !tentative.trim().is_empty() {
+                    self.overlay.stream_text(id, &committed, &tentative);
+                }
             }
             WorkerEvent::Done {
                 id,

@@ -1,13 +1,15 @@
 //! The overlay: a small panel near the bottom (or top) of the screen while a dictation runs,
 //! showing the microphone level, the elapsed time, the state (recording → transcribing → done or
-//! nothing recognised) and the words: the latest early transcription while the key is held,
-//! replaced by the final text at the end. It never takes the focus or a click, so the paste still
+//! nothing recognised) and the words: while the worker streams, the words committed so far (they
+//! never change on screen, they only grow) and the tentative tail after them, dimmed; the final
+//! text at the end. A long text scrolls by whole lines, its newest words visible ([`layout`]). It never takes the focus or a click, so the paste still
 //! lands in the app the person was typing in.
 //!
 //! The coordinator tells the [`Overlay`] what happens to the dictation; the overlay keeps what to
 //! show ([`view`]), and at each turn of the event loop [`Overlay::sync`] opens, redraws or closes
 //! its window. Between dictations there is no window and no timer: the idle app costs nothing.
 
+pub mod layout;
 pub mod render;
 pub mod view;
 pub mod window;
@@ -58,7 +60,13 @@ struct Shown {
     stopped: Option<Instant>,
     phase: Phase,
     level: f32,
-    text: String,
+    /// The committed words shown, joined by single spaces: they only grow (see
+    /// [`grown_committed`]).
+    committed: String,
+    /// The tentative tail of the latest report.
+    tentative: String,
+    /// The final text is shown: streamed reports no longer change the words.
+    final_shown: bool,
     max_length: Duration,
     warn_before: Duration,
     hide_at: Option<Instant>,
@@ -121,7 +129,9 @@ impl Overlay {
             stopped: None,
             phase: Phase::Recording,
             level: 0.0,
-            text: String::new(),
+            committed: String::new(),
+            tentative: String::new(),
+            final_shown: false,
             max_length,
             warn_before: warn,
             hide_at: None,
@@ -150,20 +160,43 @@ impl Overlay {
         }
     }
 
-    /// The worker's text for the audio of `id` so far (after the verdict: `None` when it gave no
-    /// text or a dropped hallucination; the words shown stay as they were).
-    pub fn early_text(&mut self, id: u64, text: Option<&str>) {
-        let Some(text) = text.map(str::trim).filter(|t| !t.is_empty()) else {
-            return;
-        };
+    /// The worker's streamed text for the audio of `id` so far: `committed`, the words that are
+    /// final (each report repeats them all and may add more), and `tentative`, the words after
+    /// them that may still change or vanish (replaced by every report; empty: none). Shown while
+    /// recording and transcribing until the final text; the words already committed on screen
+    /// never change.
+    pub fn stream_text(&mut self, id: u64, committed: &str, tentative: &str) {
         let Some(shown) = self.current(id) else {
             return;
         };
-        if shown.phase == Phase::Recording || shown.phase == Phase::Transcribing {
-            tracing::info!(id, text, "overlay shows early text");
-            shown.text = text.to_string();
-            self.dirty = true;
+        if shown.final_shown
+            || (shown.phase != Phase::Recording && shown.phase != Phase::Transcribing)
+        {
+            return;
         }
+        let (grown, consistent) = grown_committed(&shown.committed, committed);
+        if !consistent {
+            tracing::warn!(
+                id,
+                shown_words = shown.committed.split_whitespace().count(),
+                "overlay: the committed text reported does not begin with the one shown; only \
+                 its further words are added"
+            );
+        }
+        let tentative = words_joined(tentative);
+        if grown == shown.committed && tentative == shown.tentative {
+            return;
+        }
+        // Only what is new: a 2-minute dictation's whole text is not logged at every report.
+        tracing::info!(
+            id,
+            added = grown[shown.committed.len()..].trim_start(),
+            tentative,
+            "overlay shows early text"
+        );
+        shown.committed = grown;
+        shown.tentative = tentative;
+        self.dirty = true;
     }
 
     /// The key went up: Whisper works on the whole recording.
@@ -176,10 +209,14 @@ impl Overlay {
         }
     }
 
-    /// The final text of `id`, on its way to the app.
+    /// The final text of `id`, on its way to the app: shown whole, in full colour, as it is
+    /// delivered (it continues the committed words when it begins with them, as it should);
+    /// streamed reports after it change nothing.
     pub fn final_text(&mut self, id: u64, text: &str) {
         if let Some(shown) = self.current(id) {
-            shown.text = text.trim().to_string();
+            shown.committed = words_joined(text);
+            shown.tentative.clear();
+            shown.final_shown = true;
             self.dirty = true;
         }
     }
@@ -192,7 +229,8 @@ impl Overlay {
     /// Speech in `id` gave no text.
     pub fn nothing_recognised(&mut self, id: u64, now: Instant) {
         if let Some(shown) = self.current(id) {
-            shown.text.clear();
+            shown.committed.clear();
+            shown.tentative.clear();
         }
         self.ending(id, Phase::NothingRecognised, now, NOTHING_SHOWN);
     }
@@ -207,7 +245,7 @@ impl Overlay {
 
     fn ending(&mut self, id: u64, phase: Phase, now: Instant, shown_for: Duration) {
         if let Some(shown) = self.current(id) {
-            tracing::info!(id, phase = phase.name(), text = shown.text, "overlay");
+            tracing::info!(id, phase = phase.name(), text = shown.committed, "overlay");
             shown.phase = phase;
             shown.stopped.get_or_insert(now);
             shown.hide_at = Some(now + shown_for);
@@ -232,7 +270,8 @@ impl Overlay {
             max_length: shown.max_length,
             warn_before: shown.warn_before,
             level: shown.level,
-            text: shown.text.clone(),
+            committed: shown.committed.clone(),
+            tentative: shown.tentative.clone(),
         })
     }
 
@@ -335,6 +374,31 @@ impl Overlay {
     }
 }
 
+/// `text`'s words joined by single spaces.
+fn words_joined(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The committed words to show after a report: `shown` (the committed words on screen, joined by
+/// single spaces) grown by what `reported` (the report's committed text) adds, and whether
+/// `reported` began with `shown`, as it always should. Committed words never change on screen:
+/// when `reported` begins with `shown`, the result is `reported` (only its end is new, even a
+/// piece glued to the last word, such as a closing "."); when it does not (a worker defect),
+/// `shown` stays and only the words of `reported` beyond as many words as `shown` has are added.
+pub fn grown_committed(shown: &str, reported: &str) -> (String, bool) {
+    let reported = words_joined(reported);
+    if reported.starts_with(shown) {
+        return (reported, true);
+    }
+    let had = shown.split_whitespace().count();
+    let mut grown = shown.to_string();
+    for word in reported.split(' ').skip(had) {
+        grown.push(' ');
+        grown.push_str(word);
+    }
+    (grown, false)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -357,16 +421,28 @@ mod tests {
         o.recording(7, t0, MAX, WARN);
         let v = o.view(t0 + Duration::from_millis(2500)).unwrap();
         assert_eq!(
-            (v.phase, v.elapsed, v.text.as_str()),
-            (Phase::Recording, Duration::from_millis(2500), "")
+            (
+                v.phase,
+                v.elapsed,
+                v.committed.as_str(),
+                v.tentative.as_str()
+            ),
+            (Phase::Recording, Duration::from_millis(2500), "", "")
         );
         o.level(7, 0.05);
         assert!(o.view(t0).unwrap().level > 0.5);
-        o.early_text(7, Some(" The quarterly report "));
-        assert_eq!(o.view(t0).unwrap().text, "The quarterly report");
-        // A head that gave no text leaves the words as they were.
-        o.early_text(7, None);
-        assert_eq!(o.view(t0).unwrap().text, "The quarterly report");
+        o.stream_text(7, "", " The quarterly  report ");
+        let v = o.view(t0).unwrap();
+        assert_eq!(
+            (v.committed.as_str(), v.tentative.as_str()),
+            ("", "The quarterly report")
+        );
+        o.stream_text(7, "The quarterly report", "is all");
+        let v = o.view(t0).unwrap();
+        assert_eq!(
+            (v.committed.as_str(), v.tentative.as_str()),
+            ("The quarterly report", "is all")
+        );
         let up = t0 + Duration::from_secs(4);
         o.transcribing(7, up);
         let v = o.view(up + Duration::from_secs(3)).unwrap();
@@ -374,11 +450,18 @@ mod tests {
             (v.phase, v.elapsed, v.level),
             (Phase::Transcribing, Duration::from_secs(4), 0.0)
         );
+        // After key-up the tail still streams in.
+        o.stream_text(7, "The quarterly report is almost", "finished");
         o.final_text(7, "The quarterly report is almost finished.");
+        // A late report (after the final text) changes nothing.
+        o.stream_text(7, "The quarterly report is almost finished.", "uh");
         o.delivered(7, false, up + Duration::from_millis(200));
         let v = o.view(up + Duration::from_millis(300)).unwrap();
         assert_eq!(v.phase, Phase::Done { copied: false });
-        assert_eq!(v.text, "The quarterly report is almost finished.");
+        assert_eq!(
+            (v.committed.as_str(), v.tentative.as_str()),
+            ("The quarterly report is almost finished.", "")
+        );
         let hide = o.next_deadline().unwrap();
         assert_eq!(hide, up + Duration::from_millis(200) + DONE_SHOWN);
         o.tick(hide - Duration::from_millis(1));
@@ -395,13 +478,16 @@ mod tests {
         let t0 = Instant::now();
         let mut o = overlay();
         o.recording(3, t0, MAX, WARN);
-        o.early_text(3, Some("Dziękuję"));
+        o.stream_text(3, "", "Dziękuję");
         o.transcribing(3, t0 + Duration::from_secs(3));
         o.nothing_recognised(3, t0 + Duration::from_secs(4));
         let v = o.view(t0 + Duration::from_secs(4)).unwrap();
         assert_eq!(v.phase, Phase::NothingRecognised);
         assert_eq!(v.label(), "Nothing recognised");
-        assert!(v.text.is_empty(), "no earlier words left over");
+        assert!(
+            v.committed.is_empty() && v.tentative.is_empty(),
+            "no earlier words left over"
+        );
         assert_eq!(
             o.next_deadline(),
             Some(t0 + Duration::from_secs(4) + NOTHING_SHOWN)
@@ -416,13 +502,92 @@ mod tests {
         o.transcribing(1, t0 + Duration::from_secs(2));
         // The next dictation starts while the first is transcribed: it takes the screen.
         o.recording(2, t0 + Duration::from_secs(3), MAX, WARN);
-        o.early_text(1, Some("old"));
+        o.stream_text(1, "old", "words");
         o.delivered(1, false, t0 + Duration::from_secs(4));
         o.end(1);
         let v = o.view(t0 + Duration::from_secs(4)).unwrap();
-        assert_eq!((v.phase, v.text.as_str()), (Phase::Recording, ""));
+        assert_eq!(
+            (v.phase, v.committed.as_str(), v.tentative.as_str()),
+            (Phase::Recording, "", "")
+        );
         o.end(2);
         assert!(o.view(t0).is_none());
+    }
+
+    #[test]
+    fn committed_words_only_grow_and_the_tentative_tail_is_replaced_each_time() {
+        let t0 = Instant::now();
+        let mut o = overlay();
+        o.recording(5, t0, MAX, WARN);
+        let shown = |o: &Overlay| {
+            let v = o.view(t0).unwrap();
+            (v.committed, v.tentative)
+        };
+        o.stream_text(5, "Umówmy się", "na środe");
+        o.stream_text(5, "Umówmy się na środę", "o dziesiątej");
+        assert_eq!(
+            shown(&o),
+            ("Umówmy się na środę".into(), "o dziesiątej".into())
+        );
+        // The tentative tail vanishes: nothing after the committed words.
+        o.stream_text(5, "Umówmy się na środę o dziesiątej.", "");
+        assert_eq!(
+            shown(&o),
+            ("Umówmy się na środę o dziesiątej.".into(), "".into())
+        );
+        // A report whose committed text does not begin with the words shown (a worker defect):
+        // the words on screen stay, only the words beyond them are added.
+        o.stream_text(5, "Umówmy się w środę o dziesiątej. W sali B", "numer");
+        assert_eq!(
+            shown(&o),
+            (
+                "Umówmy się na środę o dziesiątej. W sali B".into(),
+                "numer".into()
+            )
+        );
+        // A shorter committed text takes nothing away.
+        o.stream_text(5, "Umówmy się", "");
+        assert_eq!(
+            shown(&o),
+            (
+                "Umówmy się na środę o dziesiątej. W sali B".into(),
+                "".into()
+            )
+        );
+    }
+
+    #[test]
+    fn a_report_adds_to_the_committed_words_only_what_is_new() {
+        assert_eq!(
+            grown_committed("", "  Hello   world "),
+            ("Hello world".into(), true)
+        );
+        assert_eq!(
+            grown_committed("Hello world", "Hello world, how are you"),
+            ("Hello world, how are you".into(), true)
+        );
+        // Growth glued to the last word is still only growth.
+        assert_eq!(
+            grown_committed("Hello world", "Hello world."),
+            ("Hello world.".into(), true)
+        );
+        assert_eq!(
+            grown_committed("Hello world", "Hello world"),
+            ("Hello world".into(), true)
+        );
+        // Not beginning with the words shown: they stay.
+        assert_eq!(
+            grown_committed("Hello world", "Hallo, world and more"),
+            ("Hello world and more".into(), false)
+        );
+        assert_eq!(
+            grown_committed("Hello world", ""),
+            ("Hello world".into(), false)
+        );
+        assert_eq!(
+            grown_committed("Zażółć gęślą", "Zażółć gęśla jaźń"),
+            ("Zażółć gęślą jaźń".into(), false)
+        );
     }
 
     #[test]

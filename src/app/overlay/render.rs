@@ -1,9 +1,12 @@
 //! Draws a [`View`] into pixels: a dark panel with the state (a coloured dot and a label), the
-//! time, the microphone level meter and up to two lines of words, with the bundled DejaVu Sans
+//! time, the microphone level meter and up to two lines of words (committed words in full colour,
+//! the tentative tail dimmed, laid out by [`super::layout`]), with the bundled DejaVu Sans
 //! (it covers Polish, the rest of Latin, Greek and Cyrillic). Shapes by tiny-skia, glyphs by
-//! fontdue, glyph bitmaps cached. Pure and portable: the window ([`super::window`]) only copies
+//! fontdue, glyph bitmaps cached, the words' layout kept until the words change (a 2-minute
+//! dictation's 300 words are not laid out again at every frame of the clock). Pure and portable: the window ([`super::window`]) only copies
 //! the result to the screen, and the tests render the same pixels.
 
+use super::layout::{layout, Kind, Layout};
 use super::view::{Phase, View};
 use fontdue::{Font, FontSettings};
 use std::collections::HashMap;
@@ -17,7 +20,9 @@ pub const TEXT_LINES: usize = 2;
 
 const PAD: f32 = 16.0;
 const LABEL_PX: f32 = 15.0;
-const TEXT_PX: f32 = 15.0;
+/// The words' font size and line width, in logical pixels.
+pub const TEXT_PX: f32 = 15.0;
+pub const TEXT_WIDTH: f32 = WIDTH - 2.0 * PAD;
 const TEXT_TOP: f32 = 56.0;
 const LINE_HEIGHT: f32 = 20.0;
 
@@ -25,6 +30,8 @@ const BACKGROUND: [u8; 3] = [24, 24, 27];
 const BORDER: [u8; 3] = [82, 82, 91];
 const TEXT: [u8; 3] = [244, 244, 245];
 const HINT: [u8; 3] = [161, 161, 170];
+/// The tentative tail: the same font as the committed words, greyer (it may still change).
+const TENTATIVE: [u8; 3] = [150, 150, 158];
 const TRACK: [u8; 3] = [63, 63, 70];
 const RED: [u8; 3] = [239, 68, 68];
 const AMBER: [u8; 3] = [245, 158, 11];
@@ -83,11 +90,20 @@ struct Glyph {
     coverage: Vec<u8>,
 }
 
-/// The fonts and the glyphs drawn so far.
+/// The words a layout was made for.
+#[derive(PartialEq)]
+struct LaidOut {
+    committed: String,
+    tentative: String,
+}
+
+/// The fonts, the glyphs drawn so far and the words' last layout.
 pub struct Renderer {
     regular: Font,
     bold: Font,
     glyphs: HashMap<GlyphKey, Glyph>,
+    laid_out: Option<(LaidOut, Layout)>,
+    layouts_made: u64,
 }
 
 impl Renderer {
@@ -102,6 +118,8 @@ impl Renderer {
             regular: load("DejaVuSans.ttf", REGULAR)?,
             bold: load("DejaVuSans-Bold.ttf", BOLD)?,
             glyphs: HashMap::new(),
+            laid_out: None,
+            layouts_made: 0,
         })
     }
 
@@ -174,77 +192,60 @@ impl Renderer {
             }
         }
 
-        let (words, hint) = view.words();
-        let colour = if hint { HINT } else { TEXT };
-        let lines = self.lines(words, WIDTH - 2.0 * PAD, TEXT_PX);
-        for (i, line) in lines.iter().enumerate() {
+        let (committed, tentative, colours) = match view.hint() {
+            Some(hint) => (hint, "", (HINT, HINT)),
+            None => (
+                view.committed.as_str(),
+                view.tentative.as_str(),
+                (TEXT, TENTATIVE),
+            ),
+        };
+        let lines = self.words_layout(committed, tentative).lines.clone();
+        for (i, runs) in lines.iter().enumerate() {
             let baseline = TEXT_TOP + TEXT_PX + i as f32 * LINE_HEIGHT;
-            self.draw_text(
-                &mut pixmap,
-                scale,
-                line,
-                (PAD, baseline),
-                TEXT_PX,
-                false,
-                colour,
-            );
+            for run in runs {
+                let colour = match run.kind {
+                    Kind::Committed => colours.0,
+                    Kind::Tentative => colours.1,
+                };
+                self.draw_text(
+                    &mut pixmap,
+                    scale,
+                    &run.text,
+                    (PAD + run.x, baseline),
+                    TEXT_PX,
+                    false,
+                    colour,
+                );
+            }
         }
         Ok(pixmap)
     }
 
-    /// `text` wrapped at spaces to `width`, the last [`TEXT_LINES`] lines of it; when earlier
-    /// words do not fit, the first line shown starts with "…" (the newest words matter most).
-    pub fn lines(&self, text: &str, width: f32, px: f32) -> Vec<String> {
-        let mut lines: Vec<String> = Vec::new();
-        let mut current = String::new();
-        for word in text.split_whitespace() {
-            let candidate = if current.is_empty() {
-                word.to_string()
-            } else {
-                format!("{current} {word}")
+    /// The layout of the words in the panel, made again only when they changed.
+    pub fn words_layout(&mut self, committed: &str, tentative: &str) -> &Layout {
+        let fresh = self
+            .laid_out
+            .as_ref()
+            .is_some_and(|(words, _)| words.committed == committed && words.tentative == tentative);
+        if !fresh {
+            let made = layout(committed, tentative, TEXT_WIDTH, TEXT_LINES, |text| {
+                self.advance(text, TEXT_PX, false)
+            });
+            self.layouts_made += 1;
+            let words = LaidOut {
+                committed: committed.to_string(),
+                tentative: tentative.to_string(),
             };
-            if self.advance(&candidate, px, false) <= width || current.is_empty() {
-                current = candidate;
-            } else {
-                lines.push(std::mem::replace(&mut current, word.to_string()));
-            }
-            // A single word wider than the panel is cut at characters.
-            while self.advance(&current, px, false) > width && current.chars().count() > 1 {
-                let fit = self.fitting_prefix(&current, width, px);
-                let rest = current.split_off(fit);
-                lines.push(std::mem::replace(&mut current, rest));
-            }
+            self.laid_out = Some((words, made));
         }
-        if !current.is_empty() {
-            lines.push(current);
-        }
-        if lines.len() > TEXT_LINES {
-            let mut shown = lines.split_off(lines.len() - TEXT_LINES);
-            let mut first = format!("…{}", shown[0]);
-            while self.advance(&first, px, false) > width && first.chars().count() > 1 {
-                let second = first.char_indices().nth(1).map_or(first.len(), |(i, _)| i);
-                let third = first[second..]
-                    .char_indices()
-                    .nth(1)
-                    .map_or(first.len(), |(i, _)| second + i);
-                first = format!("…{}", &first[third..]);
-            }
-            shown[0] = first;
-            lines = shown;
-        }
-        lines
+        &self.laid_out.as_ref().expect("laid out above").1
     }
 
-    /// The byte length of the longest prefix of `text` (at least one character) within `width`.
-    fn fitting_prefix(&self, text: &str, width: f32, px: f32) -> usize {
-        let mut end = text.chars().next().map_or(0, char::len_utf8);
-        for (i, c) in text.char_indices().skip(1) {
-            if self.advance(&text[..i + c.len_utf8()], px, false) > width {
-                break;
-            }
-            end = i + c.len_utf8();
-        }
-        end
+    /// How many times the words were laid out (the tests check a frame with the same words
+    /// reuses the last layout).
+    pub fn layouts_made(&self) -> u64 {
+        self.layouts_made
     }
 
     /// The width of `text` in logical pixels.
@@ -374,7 +375,8 @@ mod tests {
             max_length: Duration::from_secs(120),
             warn_before: Duration::from_secs(10),
             level: 0.5,
-            text: text.into(),
+            committed: text.into(),
+            tentative: String::new(),
         }
     }
 
@@ -417,28 +419,74 @@ mod tests {
     }
 
     #[test]
-    fn long_text_keeps_its_newest_words_on_the_last_lines() {
-        let r = Renderer::new().unwrap();
-        let text = "Wczoraj wieczorem rozmawialiśmy z Zofią Kowalczyk o tym, jak przygotować \
-                    raport kwartalny i kto powinien go przejrzeć przed piątkowym spotkaniem \
-                    z zarządem we Wrocławiu.";
-        let lines = r.lines(text, WIDTH - 2.0 * PAD, TEXT_PX);
-        assert_eq!(lines.len(), TEXT_LINES);
-        assert!(lines[0].starts_with('…'), "{lines:?}");
-        assert!(lines[1].ends_with("we Wrocławiu."), "{lines:?}");
-        for line in &lines {
-            assert!(
-                r.advance(line, TEXT_PX, false) <= WIDTH - 2.0 * PAD,
-                "{line}"
-            );
+    fn the_tentative_tail_is_drawn_dimmer_than_the_committed_words() {
+        let mut r = Renderer::new().unwrap();
+        let mut v = view(Phase::Recording, "Umówmy się");
+        v.tentative = "na środę".into();
+        let pixmap = r.render(&v, 1.0).unwrap();
+        let runs = r.words_layout("Umówmy się", "na środę").lines[0].clone();
+        assert_eq!(
+            runs.iter().map(|run| run.kind).collect::<Vec<_>>(),
+            vec![Kind::Committed, Kind::Tentative]
+        );
+        // The brightest pixel of each run's columns on the first line of words.
+        let brightest = |from: f32, to: f32| {
+            let area = text_area(1.0);
+            let mut max = 0u8;
+            for y in area.top() as u32..(TEXT_TOP + LINE_HEIGHT) as u32 {
+                for x in (PAD + from) as u32..(PAD + to) as u32 {
+                    let px = pixmap.pixel(x, y).unwrap();
+                    max = max.max(px.red().min(px.green()).min(px.blue()));
+                }
+            }
+            max
+        };
+        let committed_end = runs[0].x + r.advance(&runs[0].text, TEXT_PX, false);
+        let tentative_end = runs[1].x + r.advance(&runs[1].text, TEXT_PX, false);
+        let committed = brightest(runs[0].x, committed_end);
+        let tentative = brightest(runs[1].x, tentative_end);
+        assert!(
+            committed >= 235,
+            "committed words in full colour: {committed}"
+        );
+        assert!(
+            (120..=170).contains(&tentative),
+            "the tentative words drawn, dimmed: {tentative}"
+        );
+        // The same words with nothing tentative: all in full colour.
+        let mut all = view(Phase::Recording, "Umówmy się na środę");
+        all.tentative.clear();
+        let pixmap = r.render(&all, 1.0).unwrap();
+        let mut max = 0u8;
+        let y0 = text_area(1.0).top() as u32;
+        for y in y0..(TEXT_TOP + LINE_HEIGHT) as u32 {
+            for x in (PAD + runs[1].x) as u32..(PAD + tentative_end) as u32 {
+                let px = pixmap.pixel(x, y).unwrap();
+                max = max.max(px.red().min(px.green()).min(px.blue()));
+            }
         }
-        assert_eq!(r.lines("Krótko.", 400.0, TEXT_PX), vec!["Krótko."]);
-        assert!(r.lines("", 400.0, TEXT_PX).is_empty());
-        // A word wider than the panel is cut rather than overflowing it.
-        let long = "x".repeat(200);
-        for line in r.lines(&long, 100.0, TEXT_PX) {
-            assert!(r.advance(&line, TEXT_PX, false) <= 100.0, "{line}");
-        }
+        assert!(max >= 235, "{max}");
+    }
+
+    #[test]
+    fn the_words_are_laid_out_again_only_when_they_change() {
+        let mut r = Renderer::new().unwrap();
+        let committed = "słowo ".repeat(300);
+        let mut v = view(Phase::Recording, &committed);
+        v.tentative = "i jeszcze".into();
+        r.render(&v, 1.0).unwrap();
+        assert_eq!(r.layouts_made(), 1);
+        // The clock's next second, the meter: the same words, the same layout.
+        v.elapsed += Duration::from_secs(1);
+        v.level = 0.9;
+        let first = r.render(&v, 1.0).unwrap();
+        r.render(&v, 2.0).unwrap();
+        assert_eq!(r.layouts_made(), 1);
+        // The tentative tail changed: laid out again.
+        v.tentative = "i jeszcze raz".into();
+        let second = r.render(&v, 1.0).unwrap();
+        assert_eq!(r.layouts_made(), 2);
+        assert_ne!(first.data(), second.data());
     }
 
     #[test]

@@ -43,9 +43,12 @@ pub struct View {
     pub warn_before: Duration,
     /// The microphone level, 0 (silence) to 1 (loud speech), see [`meter_level`].
     pub level: f32,
-    /// The latest words: an early transcription while recording, the final text at the end.
-    /// Empty until Whisper has said something.
-    pub text: String,
+    /// The words committed so far while recording (final: they only grow), the whole final
+    /// text at the end. Empty until Whisper has said something.
+    pub committed: String,
+    /// The tentative tail after the committed words: it may change or vanish at the next report
+    /// (drawn dimmed). Empty at the end.
+    pub tentative: String,
 }
 
 impl View {
@@ -89,19 +92,20 @@ impl View {
             .then(|| left.as_secs_f32().ceil() as u64)
     }
 
-    /// The words line: the text, or a hint while there is none yet.
-    pub fn words(&self) -> (&str, bool) {
-        if !self.text.is_empty() {
-            return (&self.text, false);
+    /// The hint drawn where the words go while there are none yet (`None` once there are words,
+    /// or when nothing is said in this phase).
+    pub fn hint(&self) -> Option<&'static str> {
+        if !self.committed.is_empty() || !self.tentative.is_empty() {
+            return None;
         }
         let hint = match (self.lang, self.phase) {
             (UiLang::En, Phase::Recording) => "Speak: the words appear when you pause",
             (UiLang::Pl, Phase::Recording) => "Mów: słowa pojawią się przy pauzie",
             (UiLang::En, Phase::NothingRecognised) => "The recording is kept: Retry in the menu",
             (UiLang::Pl, Phase::NothingRecognised) => "Nagranie zachowane: Ponów w menu",
-            _ => "",
+            _ => return None,
         };
-        (hint, true)
+        Some(hint)
     }
 
     /// Whether the level meter is drawn (only while the microphone is recording).
@@ -142,7 +146,8 @@ mod tests {
             max_length: Duration::from_secs(120),
             warn_before: Duration::from_secs(10),
             level: 0.0,
-            text: String::new(),
+            committed: String::new(),
+            tentative: String::new(),
         }
     }
 
@@ -180,12 +185,18 @@ mod tests {
     }
 
     #[test]
-    fn the_words_are_the_text_or_a_hint_marked_as_such() {
+    fn a_hint_shows_only_while_there_are_no_words() {
         let mut v = view(Phase::Recording, 2);
-        assert_eq!(v.words(), ("Speak: the words appear when you pause", true));
-        v.text = "Umówmy się na środę.".into();
-        assert_eq!(v.words(), ("Umówmy się na środę.", false));
-        assert_eq!(view(Phase::Transcribing, 2).words(), ("", true));
+        assert_eq!(v.hint(), Some("Speak: the words appear when you pause"));
+        v.tentative = "Umówmy się".into();
+        assert_eq!(v.hint(), None);
+        v.tentative.clear();
+        v.committed = "Umówmy się na środę.".into();
+        assert_eq!(v.hint(), None);
+        assert_eq!(view(Phase::Transcribing, 2).hint(), None);
+        let mut v = view(Phase::NothingRecognised, 2);
+        v.lang = UiLang::Pl;
+        assert_eq!(v.hint(), Some("Nagranie zachowane: Ponów w menu"));
     }
 
     #[test]
