@@ -27,6 +27,9 @@
 //!    this leaves it a journal, recovered at the next start (`app::recovery`).
 //! 4. **Pruned**: only here, only finished recordings that are not held, the oldest first,
 //!    beyond `keep`.
+//! 5. **Deleted at the person's asking** ([`forget`]): a finished recording once its text was
+//!    delivered, when they keep no recordings; every recording not in use, when they ask the
+//!    app to forget everything.
 //!
 //! Names sort by time. It never touches a file that does not match these patterns, except its
 //! own leftovers ([`RecordingStore::unfinished`]): a journal cut off before its header was
@@ -39,6 +42,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::audio::wav::{read_wav_16k, write_wav_atomic, AudioError};
 use crate::audio::wav_journal;
+
+mod forget;
+pub use forget::{DiscardError, Forgotten};
 
 /// A finished recording's name ends so.
 const FINISHED: &str = ".wav";

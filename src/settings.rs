@@ -56,6 +56,11 @@ pub struct Settings {
     pub prompt: String,
     /// How many recordings are kept on disk for "Retry last recording".
     pub keep_recordings: usize,
+    /// Keep a recording once its text was delivered (pasted, typed or copied), for "Retry last
+    /// recording": the menu's Privacy ▸ Keep recordings. When false it is deleted then; a
+    /// recording that failed, or gave no text, is kept for Retry all the same (and pruned as
+    /// usual, `keep_recordings`).
+    pub keep_delivered_recordings: bool,
     /// How dictations of up to 30 s are encoded on the CPU: `fast` (only the audio's part of
     /// Whisper's 30 s window is computed, ~4x less encoder work, the same words on almost all
     /// audio) or `exact` (the whole window, as OpenAI's reference does). GPUs always encode
@@ -95,6 +100,7 @@ impl Default for Settings {
             keep_microphone_open: true,
             prompt: String::new(),
             keep_recordings: 10,
+            keep_delivered_recordings: true,
             encoder: "fast".to_string(),
             overlay: true,
             overlay_position: "bottom".to_string(),

@@ -88,6 +88,8 @@ impl App {
                 self.configure_overlay();
             }
             MenuAction::EditVocabulary => self.edit_vocabulary(),
+            MenuAction::KeepRecordings => self.keep_recordings_clicked(),
+            MenuAction::ForgetEverything => self.forget_clicked(),
             MenuAction::LaunchAtLogin => self.toggle_login_item(),
             MenuAction::Permissions => self.permissions_clicked(),
             MenuAction::OpenLogs => {

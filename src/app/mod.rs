@@ -32,6 +32,7 @@ pub mod notices;
 pub mod notify;
 pub mod output;
 pub mod overlay;
+pub mod privacy;
 mod recovery;
 mod results;
 pub mod retry;
@@ -230,6 +231,7 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         proxy: proxy.clone(),
         downloading: None,
         confirm: model_download::Confirm::default(),
+        forget: privacy::ForgetConfirm::default(),
         failed_model: None,
         suggested_model: crate::models::suggest_default(&crate::models::Machine::detect()),
     };
@@ -255,6 +257,7 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
             app.dictation.next_deadline(),
             app.next_permission_check,
             app.overlay.next_deadline(),
+            app.forget.deadline(),
         ]
         .into_iter()
         .flatten()
@@ -361,6 +364,8 @@ struct App {
     downloading: Option<model_download::Running>,
     /// The download entry clicked once, waiting for the confirming click.
     confirm: model_download::Confirm,
+    /// "Forget everything…" clicked once, waiting for the confirming click.
+    forget: privacy::ForgetConfirm,
     /// An installed model that failed to load: the Model menu offers to download it again.
     failed_model: Option<String>,
     /// The catalogue model for this machine (`models::suggest_default`).
@@ -697,6 +702,7 @@ impl App {
             (false, true) => self.user_activity = None,
             _ => {}
         }
+        self.forget_expired(Instant::now());
         let Some(tray) = &mut self.tray else {
             return;
         };

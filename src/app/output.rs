@@ -36,6 +36,8 @@ pub enum OutputCommand {
     },
     /// Put a text on the clipboard (the menu's recent transcripts).
     Copy(String),
+    /// "Forget everything": the last delivered text (kept to join the next one) is dropped.
+    Forget,
 }
 
 #[derive(Debug)]
@@ -72,10 +74,14 @@ impl Output {
                 }
             };
             for command in rx {
+                if let OutputCommand::Forget = command {
+                    last = LastDelivery::default();
+                    continue;
+                }
                 let Some(injector) = injector.as_mut() else {
                     let id = match command {
                         OutputCommand::Deliver { id, .. } => Some(id),
-                        OutputCommand::Copy(_) => None,
+                        OutputCommand::Copy(_) | OutputCommand::Forget => None,
                     };
                     emit(OutputEvent::Failed {
                         id,
@@ -107,6 +113,7 @@ impl Output {
                             emit(failed(None, e));
                         }
                     }
+                    OutputCommand::Forget => {}
                 }
             }
         })

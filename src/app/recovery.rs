@@ -13,6 +13,7 @@ use super::App;
 use crate::audio::level::Level;
 use crate::recordings::Unfinished;
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::time::SystemTime;
 
 /// Runs that began transcribing a recording and died, after which it is not retried by itself.
@@ -78,6 +79,15 @@ impl Recovery {
     pub fn add_text(&mut self, text: String) -> String {
         self.texts.push(text);
         self.texts.join("\n\n")
+    }
+
+    /// "Forget everything": the recovered texts and the recordings still waiting are dropped
+    /// (their files are the store's to delete); returns the recordings being transcribed now,
+    /// which are in use until their jobs end.
+    pub fn forget(&mut self) -> Vec<PathBuf> {
+        self.texts.clear();
+        self.waiting.clear();
+        self.running.values().map(|r| r.path.clone()).collect()
     }
 }
 
@@ -146,7 +156,8 @@ impl App {
         let recorded_at = self.recorded_at(&recording);
         match outcome {
             Outcome::Text(text) => {
-                self.keep_for_retry(&recording, true, false);
+                let kept = self.keep_for_retry(&recording, true, false);
+                self.delivered_recording(kept);
                 tracing::info!(
                     recording = %recording.path.display(),
                     recorded_at,
@@ -196,21 +207,26 @@ impl App {
 
     /// Marks `recording` finished: kept among the recordings (held from pruning when it was
     /// not `transcribed`); the one "Retry" takes when a notice `named` it, or when no other
-    /// was chosen ([`super::retry`]).
-    fn keep_for_retry(&mut self, recording: &Unfinished, transcribed: bool, named: bool) {
+    /// was chosen ([`super::retry`]). Returns where it is kept.
+    fn keep_for_retry(
+        &mut self,
+        recording: &Unfinished,
+        transcribed: bool,
+        named: bool,
+    ) -> PathBuf {
         let kept = self.recordings.finish(&recording.path, transcribed);
         if named {
-            self.retry.choose(kept);
+            self.retry.choose(kept.clone());
         } else {
-            self.retry.offer(kept);
+            self.retry.offer(kept.clone());
         }
+        kept
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
     use std::time::{Duration, UNIX_EPOCH};
 
     fn unfinished(name: &str, attempts: u32) -> Unfinished {
@@ -252,6 +268,21 @@ mod tests {
         assert_eq!(recovery.finished(FIRST_ID + 1), None);
         // A dictation's id is not a recovery.
         assert_eq!(recovery.finished(1), None);
+    }
+
+    #[test]
+    fn forgetting_drops_the_texts_and_the_waiting_and_names_the_running() {
+        let mut recovery = Recovery::new(vec![unfinished("a", 0), unfinished("b", 2)]);
+        recovery.start();
+        recovery.add_text("Odzyskane.".into());
+        let mut later = Recovery::new(vec![unfinished("c", 0)]);
+        assert!(later.forget().is_empty());
+        assert!(
+            later.start().is_empty(),
+            "a waiting recording is not transcribed after all"
+        );
+        assert_eq!(recovery.forget(), vec![PathBuf::from("a")]);
+        assert_eq!(recovery.add_text("Nowe.".into()), "Nowe.");
     }
 
     #[test]

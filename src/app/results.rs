@@ -2,8 +2,9 @@
 //! copied, joined to the previous dictation) and remembered in Recent transcripts; speech that
 //! gave no text is said; a failure (or a panic in the worker) is said with the recording kept;
 //! and at the end, whatever the outcome, the recording is marked finished (the one "Retry"
-//! takes; held from pruning when it was never transcribed). Recovered recordings of a
-//! previous run are handed to [`super::recovery`].
+//! takes; held from pruning when it was never transcribed), or deleted once its text was
+//! delivered when the person keeps no recordings ([`super::privacy`]). Recovered recordings of
+//! a previous run are handed to [`super::recovery`].
 
 use super::notices::Notice;
 use super::notify;
@@ -16,6 +17,7 @@ use super::worker::{self, Outcome, WorkerEvent};
 use super::{App, LoadedModel};
 use crate::i18n::UiLang;
 use crate::inject::OutputMode;
+use std::path::PathBuf;
 use std::time::Instant;
 
 impl App {
@@ -231,7 +233,7 @@ impl App {
                 self.overlay
                     .delivered(id, delivered.mode == OutputMode::Copy, Instant::now());
                 self.last_error = None;
-                self.finish(id);
+                self.finish_delivered(id);
             }
             OutputEvent::Failed { id, message } => {
                 tracing::error!(?id, message, "output failed");
@@ -278,19 +280,30 @@ impl App {
         self.end_dictation(id, true);
     }
 
+    /// The dictation `id` has delivered its text: finished as by [`Self::finish`], and its
+    /// recording then deleted unless the person keeps recordings (`privacy`).
+    fn finish_delivered(&mut self, id: u64) {
+        if let Some(kept) = self.end_dictation(id, true) {
+            self.delivered_recording(kept);
+        }
+    }
+
     /// The dictation `id` has ended without a transcription (failed, crashed): its recording
     /// is kept for Retry and held, not pruned, until a Retry transcribes it.
     pub(super) fn finish_untranscribed(&mut self, id: u64) {
         self.end_dictation(id, false);
     }
 
-    fn end_dictation(&mut self, id: u64, transcribed: bool) {
-        if let Some(journal) = self.journals.remove(&id) {
+    /// Ends dictation `id`; returns where its recording is kept, if it has one.
+    fn end_dictation(&mut self, id: u64, transcribed: bool) -> Option<PathBuf> {
+        let kept = self.journals.remove(&id).map(|journal| {
             let kept = self.recordings.finish(&journal, transcribed);
-            self.retry.choose(kept);
-        }
+            self.retry.choose(kept.clone());
+            kept
+        });
         self.stages.remove(&id);
         self.dictation
             .handle(Input::Finished { id }, Instant::now());
+        kept
     }
 }

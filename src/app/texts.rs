@@ -36,6 +36,16 @@ pub struct Labels {
     pub overlay_bottom: &'static str,
     pub overlay_top: &'static str,
     pub vocabulary: &'static str,
+    /// The Privacy submenu.
+    pub privacy: &'static str,
+    /// Privacy ▸ Keep recordings (checked by default): a recording is kept once its text was
+    /// delivered, for Retry. Unchecked, it is deleted then; one that failed or gave no text is
+    /// kept for Retry all the same (`settings.keep_delivered_recordings`).
+    pub keep_recordings: &'static str,
+    /// Privacy ▸ Forget everything…: a first click arms it ([`Self::forget_confirm`]).
+    pub forget: &'static str,
+    /// The same item while it waits for the confirming click (same mnemonic).
+    pub forget_confirm: &'static str,
     pub launch_at_login: &'static str,
     pub open_logs: &'static str,
     pub quit: &'static str,
@@ -70,6 +80,10 @@ pub fn labels(lang: UiLang) -> Labels {
             overlay_bottom: "&Bottom centre",
             overlay_top: "&Top centre",
             vocabulary: "Voc&abulary and replacements…",
+            privacy: "Privac&y",
+            keep_recordings: "&Keep recordings",
+            forget: "&Forget everything…",
+            forget_confirm: "Click again to &forget everything",
             launch_at_login: "Launch at lo&gin",
             open_logs: "Open log &folder",
             quit: "&Quit",
@@ -101,6 +115,10 @@ pub fn labels(lang: UiLang) -> Labels {
             overlay_bottom: "Na &dole, pośrodku",
             overlay_top: "Na &górze, pośrodku",
             vocabulary: "Sł&ownictwo i zamiany…",
+            privacy: "&Prywatność",
+            keep_recordings: "&Przechowuj nagrania",
+            forget: "&Zapomnij wszystko…",
+            forget_confirm: "Kliknij ponownie, aby &zapomnieć wszystko",
             launch_at_login: "Uruchamiaj przy lo&gowaniu",
             open_logs: "Otwórz folder &logów",
             quit: "Za&kończ",
@@ -390,6 +408,9 @@ mod tests {
                 l.hotkey_mode,
                 l.microphone,
                 l.output,
+                l.overlay,
+                l.vocabulary,
+                l.privacy,
                 l.launch_at_login,
                 l.open_logs,
                 l.quit,
@@ -405,6 +426,10 @@ mod tests {
             let mut seen: Vec<char> = outputs.iter().map(|t| mnemonic(t).expect(t)).collect();
             seen.dedup();
             assert_eq!(seen.len(), 3);
+            // Privacy: two items; the armed label keeps the item's mnemonic, so the same keys
+            // pick it the second time.
+            assert_ne!(mnemonic(l.keep_recordings), mnemonic(l.forget));
+            assert_eq!(mnemonic(l.forget), mnemonic(l.forget_confirm));
         }
         // The end-to-end test opens Output with "o" and picks Copy only with "c".
         assert_eq!(mnemonic(labels(UiLang::En).output), Some('o'));

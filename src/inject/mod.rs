@@ -10,6 +10,12 @@
 //! modifier pressed meanwhile may have changed, never count as delivered: the text is left on
 //! the clipboard and the caller says so ([`NotPasted`]).
 //!
+//! What paste and type modes put on the clipboard (the text being pasted, the previous text put
+//! back, a text left there unpasted) is marked as kept out of clipboard history
+//! ([`excluded_from_history`], `platform::set_clipboard_text`): the person asked for it in the
+//! focused app, not in their clipboard manager. Copy-only mode and the menu's "copy again" are
+//! the person asking for the text on the clipboard, and are not marked.
+//!
 //! The keystroke sender is created when the permission allows it, not only at start
 //! ([`keyboard_access`]): on macOS it cannot exist before Accessibility is granted. The first
 //! keyboard event of the process is created on the main thread beforehand
@@ -69,6 +75,13 @@ pub enum InjectError {
     Clipboard(String),
     #[error("keystrokes cannot be sent: {0}")]
     Keyboard(String),
+}
+
+/// Whether what `mode` puts on the clipboard is marked as kept out of clipboard history: yes
+/// for paste and type (the clipboard only carries the text into the focused app, or holds it
+/// when that failed), no for copy-only, where the person asked for it on the clipboard.
+pub fn excluded_from_history(mode: OutputMode) -> bool {
+    mode != OutputMode::Copy
 }
 
 /// Why a text meant to be pasted or typed was left on the clipboard instead.
@@ -177,8 +190,9 @@ impl Injector {
         let may_send_keys = mode != OutputMode::Copy
             && self.keyboard(permission).is_some()
             && permission != Some(false);
+        let exclude = excluded_from_history(mode);
         if !may_send_keys {
-            self.set_clipboard(text)?;
+            self.put_on_clipboard(text, exclude)?;
             return Ok(self.copied(text, Duration::ZERO, false, None));
         }
         let (released, waited, waited_for_hotkey) = self.wait_for_modifiers(hotkey_held);
@@ -187,7 +201,7 @@ impl Injector {
                 waited_ms = waited.as_millis() as u64,
                 "modifier keys still held: the text is left on the clipboard, not pasted"
             );
-            self.set_clipboard(text)?;
+            self.put_on_clipboard(text, exclude)?;
             return Ok(self.copied(text, waited, waited_for_hotkey, Some(NotPasted::KeysHeld)));
         }
         let focus = self.focus.as_ref().and_then(FocusProbe::focused);
@@ -201,15 +215,20 @@ impl Injector {
         delivered.focus = focus;
         if delivered.not_pasted.is_some() {
             // Left for the person to paste: the text as said, without the joining space.
-            self.set_clipboard(text)?;
+            self.put_on_clipboard(text, exclude)?;
         }
         Ok(delivered)
     }
 
-    /// Puts `text` on the clipboard (the menu's "copy again").
+    /// Puts `text` on the clipboard as the person asked for it (the menu's "copy again", a
+    /// recovered text): not marked as kept out of clipboard history.
     pub fn set_clipboard(&mut self, text: &str) -> Result<(), InjectError> {
-        self.clipboard
-            .set_text(text)
+        self.put_on_clipboard(text, false)
+    }
+
+    /// Puts `text` on the clipboard, marked as kept out of clipboard history when `exclude`.
+    fn put_on_clipboard(&mut self, text: &str, exclude: bool) -> Result<(), InjectError> {
+        crate::platform::set_clipboard_text(&mut self.clipboard, text, exclude)
             .map_err(|e| InjectError::Clipboard(e.to_string()))
     }
 
@@ -231,7 +250,10 @@ impl Injector {
         Ok(self.sent(OutputMode::Type, text, at, false, as_is))
     }
 
-    /// Pastes `text`: clipboard, paste shortcut, the previous clipboard text put back.
+    /// Pastes `text`: clipboard, paste shortcut, the previous clipboard text put back. Both
+    /// are marked as kept out of clipboard history: the dictated text is only passing through,
+    /// and the previous text may be one a password manager marked so (arboard cannot read
+    /// whether it was); a history manager has it already when it was not.
     fn paste(
         &mut self,
         text: &str,
@@ -239,7 +261,7 @@ impl Injector {
     ) -> Result<Delivered, InjectError> {
         // Only text can be put back; an image or file list on the clipboard is replaced.
         let previous = self.clipboard.get_text().ok();
-        self.set_clipboard(text)?;
+        self.put_on_clipboard(text, excluded_from_history(OutputMode::Paste))?;
         let ours = crate::platform::clipboard_change_count();
         let before = self.held_modifiers();
         let keyboard = self.keyboard.current().expect("paste needs the keyboard");
@@ -260,7 +282,9 @@ impl Injector {
             if clipboard_still_ours(ours, now, || {
                 clipboard.get_text().ok().as_deref() == Some(text)
             }) {
-                restored = self.clipboard.set_text(previous).is_ok();
+                restored = self
+                    .put_on_clipboard(&previous, excluded_from_history(OutputMode::Paste))
+                    .is_ok();
             }
         }
         Ok(self.sent(OutputMode::Paste, text, pasted, restored, true))
@@ -393,6 +417,13 @@ mod tests {
             },
             enigo::Settings::default()
         );
+    }
+
+    #[test]
+    fn only_copy_only_mode_leaves_its_text_to_clipboard_history() {
+        assert!(excluded_from_history(OutputMode::Paste));
+        assert!(excluded_from_history(OutputMode::Type));
+        assert!(!excluded_from_history(OutputMode::Copy));
     }
 
     #[test]

@@ -37,10 +37,11 @@ pub enum SettingKey {
     Output,
     Overlay,
     OverlayPosition,
+    KeepRecordings,
 }
 
 impl SettingKey {
-    pub const ALL: [SettingKey; 10] = [
+    pub const ALL: [SettingKey; 11] = [
         SettingKey::Model,
         SettingKey::Language,
         SettingKey::Device,
@@ -51,6 +52,7 @@ impl SettingKey {
         SettingKey::Output,
         SettingKey::Overlay,
         SettingKey::OverlayPosition,
+        SettingKey::KeepRecordings,
     ];
 
     /// The key in settings.json (the field's name).
@@ -66,6 +68,7 @@ impl SettingKey {
             SettingKey::Output => "output",
             SettingKey::Overlay => "overlay",
             SettingKey::OverlayPosition => "overlay_position",
+            SettingKey::KeepRecordings => "keep_delivered_recordings",
         }
     }
 
@@ -82,6 +85,7 @@ impl SettingKey {
             SettingKey::Output => Value::from(settings.output.as_str()),
             SettingKey::Overlay => Value::from(settings.overlay),
             SettingKey::OverlayPosition => Value::from(settings.overlay_position.as_str()),
+            SettingKey::KeepRecordings => Value::from(settings.keep_delivered_recordings),
         }
     }
 }

@@ -923,6 +923,23 @@ impl Desktop {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     }
 
+    /// The targets (formats) the clipboard's owner offers, one per line as `xclip -t TARGETS`
+    /// lists them ("" when nothing owns it): e.g. `UTF8_STRING`, and `x-kde-passwordManagerHint`
+    /// on content marked as kept out of clipboard history.
+    pub fn clipboard_targets(&self) -> io::Result<String> {
+        let mut cmd = self.command("xclip");
+        cmd.args(["-selection", "clipboard", "-t", "TARGETS", "-o"]);
+        let out = output_within(
+            cmd,
+            "reading the clipboard's targets (xclip -t TARGETS -o)",
+            Duration::from_secs(5),
+        )?;
+        if !out.status.success() {
+            return Ok(String::new());
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
     /// Puts `text` on the clipboard. An xclip process (recorded, stopped with the desktop)
     /// serves it until another program takes the clipboard.
     pub fn set_clipboard(&self, text: &str) -> io::Result<()> {
