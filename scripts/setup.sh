@@ -73,8 +73,9 @@ build_packages=(pkg-config zlib1g-dev unzip ca-certificates
   libgtk-3-dev libasound2-dev libdbus-1-dev libxdo-dev
   libayatana-appindicator3-dev libayatana-appindicator3-1)
 # What tests/workflows.rs needs besides actionlint (below): shellcheck, which actionlint runs on
-# the workflows' `run:` scripts when it is on PATH.
-test_packages=(shellcheck)
+# the workflows' `run:` scripts when it is on PATH. sox and flite: scripts/make-long-clips.sh,
+# which builds the long dictation clips of tests/desktop_long_dictation.rs.
+test_packages=(shellcheck sox flite)
 # A virtual desktop for tests/desktop.rs and the headless demonstration (tests/rig/mod.rs).
 desktop_packages=(xvfb openbox trayer dunst xdotool xclip zenity imagemagick x11-utils
   x11-xserver-utils pulseaudio pulseaudio-utils libasound2-plugins dbus)

@@ -182,6 +182,14 @@ pub fn reversed(clip: &Path, to: &Path) {
     writer.finalize().unwrap();
 }
 
+/// How long `clip` (a WAV file) plays; zero when it cannot be read.
+pub fn playing_time(clip: &Path) -> Duration {
+    hound::WavReader::open(clip).map_or(Duration::ZERO, |reader| {
+        let spec = reader.spec();
+        Duration::from_secs_f64(f64::from(reader.duration()) / f64::from(spec.sample_rate))
+    })
+}
+
 /// Holds [`HOTKEY`] while `clip` plays into the microphone: pressed just after playback starts,
 /// released `linger` after the last sample (as a person lets go after the word). The key is let
 /// go before any failure is reported, so a failed test never leaves it held.
@@ -197,7 +205,7 @@ pub fn hold_hotkey_while_playing(
         let _ = desktop.key_up(HOTKEY);
         panic!("{e}");
     }
-    let played = playback.wait(Duration::from_secs(30));
+    let played = playback.wait(playing_time(clip) + Duration::from_secs(30));
     thread::sleep(linger);
     desktop.key_up(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
     played.unwrap_or_else(|e| panic!("{e}"));

@@ -2,6 +2,8 @@
 //! loaded once per test binary, and the committed fixture folders.
 #![allow(dead_code)]
 
+pub mod cuts;
+
 use std::path::PathBuf;
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use whisper_dictation::whisper::{Engine, LoadOptions};
