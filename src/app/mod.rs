@@ -486,21 +486,30 @@ impl App {
         }
     }
 
-    /// Sends the audio so far of recording `id` to be transcribed ahead of its end.
-    fn transcribe_early(&mut self, id: u64, samples: Vec<f32>) {
-        self.early_sent = Some(EarlySent {
-            id,
-            len: samples.len(),
-            peak: loudest_frame(&samples, 16_000),
-        });
+    /// Sends the audio so far of recording `id` to be transcribed ahead of its end (`stride`:
+    /// sent for a stretch of speech without a pause).
+    fn transcribe_early(&mut self, id: u64, samples: Vec<f32>, stride: bool) {
+        if !stride {
+            // A stride's snapshot may be skipped by the worker: only a pause's covers key-up.
+            self.early_sent = Some(EarlySent {
+                id,
+                len: samples.len(),
+                peak: loudest_frame(&samples, 16_000),
+            });
+        }
         let params = worker::params_from(&self.settings);
-        self.worker.send(WorkerCommand::TranscribeEarly(Job {
+        let job = Job {
             id,
             audio: JobAudio::Recorded(samples),
             params,
             wording: self.wording.clone(),
             journal: self.journals.get(&id).cloned(),
-        }));
+        };
+        self.worker.send(if stride {
+            WorkerCommand::TranscribeStride(job)
+        } else {
+            WorkerCommand::TranscribeEarly(job)
+        });
     }
 
     fn transcribe(&mut self, id: u64, audio: JobAudio) {
@@ -540,14 +549,19 @@ impl App {
                     "first audio after key-down"
                 );
             }
-            RecorderEvent::Pause { id, samples } => {
+            RecorderEvent::Pause {
+                id,
+                samples,
+                stride,
+            } => {
                 if self.dictation.is_recording(id) && self.dictation.model_ready() {
                     tracing::debug!(
                         id,
                         seconds = samples.len() as f32 / 16_000.0,
-                        "the speaker paused: transcribing the audio so far"
+                        stride,
+                        "the speaker paused or went on: transcribing the audio so far"
                     );
-                    self.transcribe_early(id, samples);
+                    self.transcribe_early(id, samples, stride);
                 }
             }
             RecorderEvent::Head { id, samples } => {
@@ -566,7 +580,7 @@ impl App {
                     && pause::worth_starting(&samples, 16_000, &GateConfig::default())
                 {
                     tracing::debug!(id, "transcribing the audio up to key-up");
-                    self.transcribe_early(id, samples);
+                    self.transcribe_early(id, samples, false);
                 }
             }
             RecorderEvent::Audio {

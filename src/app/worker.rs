@@ -96,6 +96,9 @@ pub enum WorkerCommand {
     Transcribe(Job),
     /// The head of a recording whose [`WorkerCommand::Transcribe`] follows with the same id.
     TranscribeEarly(Job),
+    /// The audio so far of a recording after a stretch of speech without a pause: transcribed
+    /// only when the audio since the last commit is long enough ([`stream::STRIDE_FROM`]).
+    TranscribeStride(Job),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -267,7 +270,15 @@ impl WorkerThread {
         match command {
             WorkerCommand::Load(request) => self.load(request),
             WorkerCommand::Transcribe(job) => self.transcribe(job),
-            WorkerCommand::TranscribeEarly(job) => {
+            WorkerCommand::TranscribeStride(job) if self.stride_too_soon(&job) => {
+                // The audio since the last commit is short: the next pause commits it. What
+                // is shown stays.
+                let stream = self.stream.as_ref().filter(|s| s.id == job.id);
+                let committed = stream.map(Stream::committed_text).unwrap_or_default();
+                let tentative = stream.map(Stream::tentative_text).unwrap_or_default();
+                self.progress(job.id, 0, Duration::ZERO, committed, tentative);
+            }
+            WorkerCommand::TranscribeEarly(job) | WorkerCommand::TranscribeStride(job) => {
                 let Some(head) = Head::of(&job) else {
                     return;
                 };
@@ -429,6 +440,20 @@ impl WorkerThread {
         });
     }
 
+    /// Whether a stride's snapshot `job` has less audio since the last commit than
+    /// [`stream::STRIDE_FROM`].
+    fn stride_too_soon(&self, job: &Job) -> bool {
+        let JobAudio::Recorded(samples) = &job.audio else {
+            return false;
+        };
+        let from = self
+            .stream
+            .as_ref()
+            .filter(|s| s.id == job.id)
+            .map_or(0, |s| s.committed_to);
+        samples.len().saturating_sub(from) < stream::STRIDE_FROM
+    }
+
     /// Whether the next pass over recording `id`'s audio so far (`samples`) ends in a pause.
     fn pass_ends_in_pause(&self, id: u64, samples: &[f32]) -> bool {
         let from = self
@@ -437,7 +462,10 @@ impl WorkerThread {
             .filter(|s| s.id == id)
             .map_or(0, |s| s.committed_to);
         let to = samples.len().min(from + stream::MAX_PASS);
-        from < to && to == samples.len() && pause::ends_in_pause(&samples[from..to], SAMPLE_RATE)
+        let peak = loudest_frame(samples, SAMPLE_RATE);
+        from < to
+            && to == samples.len()
+            && pause::ends_in_pause(&samples[from..to], peak, SAMPLE_RATE)
     }
 
     /// A pass over the audio so far of a recording (see the module doc), unless `keep_going`
@@ -483,7 +511,8 @@ impl WorkerThread {
         let Some(stream) = self.stream.as_mut().filter(|s| s.id == job.id) else {
             return;
         };
-        let progress = stream.take_pass(range.clone(), audio, &transcript, &job.wording);
+        let peak = loudest_frame(&samples[..range.end], SAMPLE_RATE);
+        let progress = stream.take_pass((range.clone(), audio, peak), &transcript, &job.wording);
         if let Some((rule, cut_s)) = progress.commit {
             log_commit(stream, rule, cut_s);
         }
@@ -718,7 +747,9 @@ impl Head {
 /// recording that is quiet after the head will use the head's text: not superseded.
 fn superseded(head: &Head, queue: &VecDeque<WorkerCommand>) -> bool {
     queue.iter().any(|command| match command {
-        WorkerCommand::TranscribeEarly(later) => later.id == head.id,
+        WorkerCommand::TranscribeEarly(later) | WorkerCommand::TranscribeStride(later) => {
+            later.id == head.id
+        }
         WorkerCommand::Transcribe(later) if later.id == head.id => match &later.audio {
             JobAudio::Recorded(recording) => !head.stands_for(recording),
             JobAudio::Saved(_) => true,

@@ -63,10 +63,11 @@ fn ends_in_quiet(audio: &[f32], peak: f32, sample_rate: u32, gate: &GateConfig) 
     loudest_frame(&audio[audio.len() - end..], sample_rate) < quiet_threshold(peak, gate)
 }
 
-/// Whether `audio` holds sound and ends in [`QUIET_END`] of quiet relative to its own loudest
-/// frame: a stretch of speech that ended at a pause.
-pub fn ends_in_pause(audio: &[f32], sample_rate: u32) -> bool {
-    let peak = loudest_frame(audio, sample_rate);
+/// Whether `audio` (the end of a recording whose loudest frame is `peak`) ends in
+/// [`QUIET_END`] of quiet, as [`paused_after_new_speech`] judges it: a stretch of speech that
+/// ended at a pause. The recording's peak, not the stretch's: a quieter voice's pause is quiet
+/// by the same measure the recorder used to send it.
+pub fn ends_in_pause(audio: &[f32], peak: f32, sample_rate: u32) -> bool {
     ends_in_quiet(audio, peak, sample_rate, &GateConfig::default())
 }
 

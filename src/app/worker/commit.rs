@@ -16,7 +16,9 @@
 //!    the recorder sends the audio so far every [`crate::audio::pause::STRIDE`]. A segment is
 //!    committed when it is not the pass's last (the last one may be a sentence still being
 //!    spoken) and the pass before, over audio from the same start, gave the same words for it
-//!    and every segment before it, ending within [`AGREEING_END`] of the same time. The cut is
+//!    and every segment before it, ending within [`AGREEING_END`] of the same time; and no
+//!    earlier pass since the last commit that heard past it gave other words (Whisper now and
+//!    then skips the first sentence of its audio, twice in a row). The cut is
 //!    the quietest [`SNAP_FRAME`] of audio around the segment's end time (Whisper's timestamp
 //!    tokens: 20 ms steps, placed at phrase ends but not always on the silence between words),
 //!    from [`SNAP_BEFORE`] before it to [`SNAP_AFTER`] after it, and never past the next
@@ -106,22 +108,29 @@ impl Rule {
 }
 
 /// The rule of the module doc: what of `current` (whose audio is `audio`) is committed, given
-/// the pass before it (`previous`, if any).
-pub fn decide(previous: Option<&Pass>, current: &Pass, audio: &[f32]) -> Commit {
+/// the passes since the last commit (`earlier`, oldest first).
+pub fn decide(earlier: &[Pass], current: &Pass, audio: &[f32]) -> Commit {
     let has_words = |s: &PassSegment| !normalise(&s.text).is_empty();
     if !current.segments.iter().any(has_words) {
         return Commit::Nothing;
     }
     let candidates = current.segments.len().saturating_sub(1);
-    let agreed = match previous.filter(|p| p.start == current.start) {
-        Some(previous) => current.segments[..candidates]
-            .iter()
-            .zip(&previous.segments)
-            .take_while(|(now, before)| {
-                normalise(&now.text) == normalise(&before.text)
-                    && (now.end - before.end).abs() <= AGREEING_END
-            })
-            .count(),
+    let same_start: Vec<&Pass> = earlier.iter().filter(|p| p.start == current.start).collect();
+    let agreed = match same_start.last() {
+        Some(previous) => {
+            let with_previous = current.segments[..candidates]
+                .iter()
+                .zip(&previous.segments)
+                .take_while(|(now, before)| {
+                    normalise(&now.text) == normalise(&before.text)
+                        && (now.end - before.end).abs() <= AGREEING_END
+                })
+                .count();
+            (0..=with_previous)
+                .rev()
+                .find(|&k| same_start.iter().all(|p| agrees_up_to(p, current, k)))
+                .unwrap_or(0)
+        }
         None => 0,
     };
     let seconds = current.len as f32 / SAMPLE_RATE as f32;
@@ -142,6 +151,29 @@ pub fn decide(previous: Option<&Pass>, current: &Pass, audio: &[f32]) -> Commit 
         None => Commit::Nothing,
     }
 }
+
+/// Whether an `earlier` pass heard the same words as `current` for each of `current`'s first
+/// `k` segments its audio went past (by [`HEARD_PAST`]). Whisper now and then skips the
+/// first sentence of the audio it is given, and two passes in a row may do it; a pass before
+/// them that heard it disagrees ("First, the new website…" lost on the project's clip without
+/// pauses).
+fn agrees_up_to(earlier: &Pass, current: &Pass, k: usize) -> bool {
+    let heard = earlier.len as f32 / SAMPLE_RATE as f32;
+    // The segments of the commit that the earlier pass's audio went past.
+    let past = current.segments[..k]
+        .iter()
+        .take_while(|s| heard >= s.end + HEARD_PAST)
+        .count();
+    earlier.segments.len() >= past
+        && current.segments[..past]
+            .iter()
+            .zip(&earlier.segments)
+            .all(|(now, before)| normalise(&now.text) == normalise(&before.text))
+}
+
+/// How far past a segment's end an earlier pass's audio must reach for its words there to
+/// count against a commit.
+pub const HEARD_PAST: f32 = 1.0;
 
 /// How much longer than the pause that ended a pass the quiet must last for the pass to be
 /// committed whole (rule 1): 0.15 s + this is a pause between sentences.
@@ -274,13 +306,13 @@ mod tests {
     #[test]
     fn a_pass_ending_in_a_pause_commits_nothing_by_itself() {
         let current = pass(0, 4.0, &[("Second.", 0.0, 1.0)], true);
-        assert_eq!(decide(None, &current, &vec![0.0; current.len]), Commit::Nothing);
+        assert_eq!(decide(&[], &current, &vec![0.0; current.len]), Commit::Nothing);
     }
 
     #[test]
     fn a_pass_with_no_words_commits_nothing_even_at_a_pause() {
         let current = pass(0, 2.0, &[(" ...", 0.0, 1.0)], true);
-        assert_eq!(decide(None, &current, &vec![0.0; current.len]), Commit::Nothing);
+        assert_eq!(decide(&[], &current, &vec![0.0; current.len]), Commit::Nothing);
     }
 
     #[test]
@@ -288,14 +320,14 @@ mod tests {
         let audio = speech_with_gaps(7.0, &[3.05]);
         let first = pass(0, 5.0, &[("The report is done.", 0.0, 3.0), (" The charts", 3.1, 5.0)], false);
         // One pass alone commits nothing.
-        assert_eq!(decide(None, &first, &audio[..first.len]), Commit::Nothing);
+        assert_eq!(decide(&[], &first, &audio[..first.len]), Commit::Nothing);
         let second = pass(
             0,
             7.0,
             &[("The report is done.", 0.0, 3.04), (" The charts need work.", 3.1, 6.8)],
             false,
         );
-        match decide(Some(&first), &second, &audio) {
+        match decide(&[first.clone()], &second, &audio) {
             Commit::Segments { segments, cut, rule } => {
                 assert_eq!((segments, rule), (1, Rule::Agreement));
                 // Snapped into the gap between the words at 3.05 s.
@@ -316,7 +348,7 @@ mod tests {
             &[("The report is done now.", 0.0, 3.4), (" The charts need work.", 3.5, 6.8)],
             false,
         );
-        assert_eq!(decide(Some(&first), &second, &audio), Commit::Nothing);
+        assert_eq!(decide(&[first.clone()], &second, &audio), Commit::Nothing);
         // The same words ending a second apart are not the same segment either.
         let moved = pass(
             0,
@@ -324,10 +356,48 @@ mod tests {
             &[("The report is done.", 0.0, 4.2), (" The charts need work.", 4.3, 6.8)],
             false,
         );
-        assert_eq!(decide(Some(&first), &moved, &audio), Commit::Nothing);
+        assert_eq!(decide(&[first.clone()], &moved, &audio), Commit::Nothing);
         // Nor a pass from another start (the previous one committed in between).
         let elsewhere = pass(16_000, 6.0, &[("The report is done.", 0.0, 3.0), (" x", 3.1, 5.0)], false);
-        assert_eq!(decide(Some(&first), &elsewhere, &audio), Commit::Nothing);
+        assert_eq!(decide(&[first.clone()], &elsewhere, &audio), Commit::Nothing);
+    }
+
+    #[test]
+    fn two_passes_that_skip_a_sentence_an_earlier_one_heard_commit_nothing() {
+        let audio = speech_with_gaps(16.0, &[4.5, 9.0]);
+        let heard = pass(
+            0,
+            12.0,
+            &[("First, the website.", 0.0, 4.5), (" The design team.", 4.5, 9.0), (" Second", 9.0, 12.0)],
+            false,
+        );
+        let skipped = |seconds| {
+            pass(0, seconds, &[("The design team.", 0.0, 4.5), (" Second, we", 4.6, seconds)], false)
+        };
+        let (first_skip, second_skip) = (skipped(14.0), skipped(16.0));
+        assert_eq!(
+            decide(&[heard.clone(), first_skip.clone()], &second_skip, &audio),
+            Commit::Nothing
+        );
+        // Nor when the commit would take a second segment the earlier pass did not reach.
+        let longer = |seconds| {
+            pass(
+                0,
+                seconds,
+                &[("The design team.", 0.0, 4.5), (" Second, we agreed.", 4.6, 11.5), (" Maria", 11.6, seconds)],
+                false,
+            )
+        };
+        let audio = speech_with_gaps(16.0, &[4.55, 11.55]);
+        assert_eq!(
+            decide(&[heard.clone(), longer(15.0)], &longer(16.0), &audio),
+            Commit::Nothing
+        );
+        // Without the pass that heard it, the two would have agreed.
+        assert!(matches!(
+            decide(&[first_skip], &second_skip, &audio),
+            Commit::Segments { rule: Rule::Agreement, .. }
+        ));
     }
 
     #[test]
@@ -335,14 +405,14 @@ mod tests {
         let audio = speech_with_gaps(6.0, &[]);
         let first = pass(0, 5.0, &[("The report is done.", 0.0, 3.0)], false);
         let second = pass(0, 6.0, &[("The report is done.", 0.0, 3.0)], false);
-        assert_eq!(decide(Some(&first), &second, &audio), Commit::Nothing);
+        assert_eq!(decide(&[first.clone()], &second, &audio), Commit::Nothing);
     }
 
     #[test]
     fn long_uncommitted_audio_is_committed_without_agreement() {
         let audio = speech_with_gaps(21.0, &[10.0]);
         let current = pass(0, 21.0, &[("One long sentence.", 0.0, 9.98), (" And more", 10.1, 21.0)], false);
-        match decide(None, &current, &audio) {
+        match decide(&[], &current, &audio) {
             Commit::Segments { segments, cut, rule } => {
                 assert_eq!((segments, rule), (1, Rule::Forced));
                 assert!((cut as f32 / SAMPLE_RATE as f32 - 10.0).abs() < 0.025);

@@ -40,7 +40,9 @@ impl Serving {
                     JobAudio::Recorded(_) => job.journal.clone(),
                 },
             },
-            WorkerCommand::TranscribeEarly(job) => Serving::Early { id: job.id },
+            WorkerCommand::TranscribeEarly(job) | WorkerCommand::TranscribeStride(job) => {
+                Serving::Early { id: job.id }
+            }
         }
     }
 }

@@ -12,13 +12,17 @@
 use super::commit::{self, Commit, Pass, PassSegment, Rule};
 use crate::app::verdict::Empty;
 use crate::app::wording::Wording;
-use crate::audio::level::{loudest_frame, GateConfig, Level};
+use crate::audio::level::{GateConfig, Level};
 use crate::audio::pause;
 use crate::whisper::Transcript;
 
 const SAMPLE_RATE: usize = commit::SAMPLE_RATE;
 /// A pass covers at most one Whisper window.
 pub const MAX_PASS: usize = 30 * SAMPLE_RATE;
+/// A stride's snapshot is transcribed only when this much audio (samples) is uncommitted: a
+/// shorter stretch is most often ended by a pause, which commits it in one pass; passes over
+/// the same audio every stride would cost several times the whole transcription.
+pub const STRIDE_FROM: usize = 6 * SAMPLE_RATE;
 /// How much of the committed text's end is Whisper's previous text: about 200 tokens (Whisper
 /// keeps at most 223 of the prompt, and the person's own prompt comes first).
 pub const PROMPT_CHARS: usize = 800;
@@ -35,8 +39,8 @@ pub struct Stream {
     raw: String,
     /// The dictation's language, once a stretch was committed.
     pub language: Option<String>,
-    /// The last pass that committed nothing, for agreement with the next.
-    previous: Option<Pass>,
+    /// The passes since the last commit, for agreement with the next.
+    since_commit: Vec<Pass>,
     /// How the last commit was cut.
     last_rule: Option<Rule>,
     /// What the last pass made of the uncommitted audio.
@@ -52,7 +56,8 @@ struct Tentative {
     /// Where it starts (= `committed_to` when it was made) and ends, in samples.
     start: usize,
     end: usize,
-    /// Its loudest frame, against which later audio is judged quiet.
+    /// The recording's loudest frame when it was made, against which later audio is judged
+    /// quiet (as the recorder judges pauses).
     peak: f32,
     /// Its text as delivered, or why there is none.
     result: Result<String, Empty>,
@@ -82,7 +87,7 @@ impl Stream {
             pieces: Vec::new(),
             raw: String::new(),
             language: None,
-            previous: None,
+            since_commit: Vec::new(),
             last_rule: None,
             tentative: None,
             passes: 0,
@@ -125,18 +130,17 @@ impl Stream {
     pub fn skip_silence(&mut self, range: &std::ops::Range<usize>) {
         if range.start == self.committed_to {
             self.committed_to = range.end;
-            self.previous = None;
+            self.since_commit.clear();
             self.tentative = None;
         }
     }
 
-    /// Takes a pass's transcript of `audio` (the recording's `range`): commits what
-    /// [`commit::decide`] allows, keeps the rest as tentative. `wording` turns Whisper's text
-    /// into what is delivered (verdict first).
+    /// Takes a pass's transcript of `audio` (the recording's `range`; `peak` is the loudest
+    /// frame of the recording so far): commits what [`commit::decide`] allows, keeps the rest
+    /// as tentative. `wording` turns Whisper's text into what is delivered (verdict first).
     pub fn take_pass(
         &mut self,
-        range: std::ops::Range<usize>,
-        audio: &[f32],
+        (range, audio, peak): (std::ops::Range<usize>, &[f32], f32),
         transcript: &Transcript,
         wording: &Wording,
     ) -> Progress {
@@ -157,7 +161,7 @@ impl Stream {
                     end: s.end,
                 })
                 .collect(),
-            ends_in_pause: pause::ends_in_pause(audio, SAMPLE_RATE as u32),
+            ends_in_pause: pause::ends_in_pause(audio, peak, SAMPLE_RATE as u32),
         };
         let mut made = None;
         let mut rest_from = (0, 0); // segments, samples
@@ -165,7 +169,7 @@ impl Stream {
             segments,
             cut,
             rule,
-        } = commit::decide(self.previous.as_ref(), &pass, audio)
+        } = commit::decide(&self.since_commit, &pass, audio)
         {
             let part = part_of(&transcript, 0..segments);
             let level = Level::measure(&audio[..cut], SAMPLE_RATE as u32, &GateConfig::default());
@@ -181,7 +185,11 @@ impl Stream {
             }
         }
         let ends_in_pause = pass.ends_in_pause;
-        self.previous = if made.is_some() { None } else { Some(pass) };
+        if made.is_some() {
+            self.since_commit.clear();
+        } else {
+            self.since_commit.push(pass);
+        }
         let (segments, cut) = rest_from;
         let rest_audio = &audio[cut..];
         let rest = part_of(&transcript, segments..transcript.segments.len());
@@ -197,7 +205,7 @@ impl Stream {
         self.tentative = Some(Tentative {
             start: self.committed_to,
             end: range.end,
-            peak: loudest_frame(rest_audio, SAMPLE_RATE as u32),
+            peak,
             result,
             raw: rest_raw,
             language: transcript.language.clone(),
@@ -229,7 +237,7 @@ impl Stream {
         self.committed_to = tentative.end;
         self.last_rule = Some(Rule::Pause);
         self.commits += 1;
-        self.previous = None;
+        self.since_commit.clear();
         self.tentative = None;
         Some(self.committed_to as f32 / SAMPLE_RATE as f32)
     }
@@ -247,6 +255,15 @@ impl Stream {
             &GateConfig::default(),
         );
         (tentative.start == self.committed_to && quiet_after).then(|| text.clone())
+    }
+
+    /// The last pass's text of the audio after the last commit (empty when it gave none).
+    pub fn tentative_text(&self) -> String {
+        self.tentative
+            .as_ref()
+            .filter(|t| t.start == self.committed_to)
+            .and_then(|t| t.result.as_ref().ok().cloned())
+            .unwrap_or_default()
     }
 
     /// Whether anything was committed.

@@ -105,6 +105,8 @@ pub enum RecorderEvent {
         id: u64,
         /// 16 kHz mono.
         samples: Vec<f32>,
+        /// Sent for a stride of speech, not at a pause.
+        stride: bool,
     },
     /// The audio up to the moment the key went up, sent before the [`TAIL`] is recorded so
     /// transcription can start at once; [`RecorderEvent::Audio`] follows with the tail.
@@ -502,18 +504,24 @@ impl RecorderThread {
         let Some(Current { id, rate, .. }) = self.current else {
             return;
         };
-        let paused = {
+        let (paused, stride) = {
             let shared = lock(&self.shared);
             let Some(recording) = shared.recording.as_ref() else {
                 return;
             };
-            super::pause::paused_after_new_speech(recording, self.paused_at, rate)
-                || super::pause::stride_after_new_speech(recording, self.paused_at, rate)
+            let paused = super::pause::paused_after_new_speech(recording, self.paused_at, rate);
+            let stride = !paused
+                && super::pause::stride_after_new_speech(recording, self.paused_at, rate);
+            (paused, stride)
         };
-        if paused {
+        if paused || stride {
             let (samples, len) = self.recorded_so_far();
             self.paused_at = len;
-            (self.emit)(RecorderEvent::Pause { id, samples });
+            (self.emit)(RecorderEvent::Pause {
+                id,
+                samples,
+                stride,
+            });
         }
     }
 
