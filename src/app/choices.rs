@@ -253,6 +253,8 @@ impl App {
         self.settings.replacements = edited.replacements;
         self.settings.spoken_commands = edited.spoken_commands;
         self.settings.remove_fillers = edited.remove_fillers;
+        self.settings.log_text = edited.log_text;
+        crate::logging::set_log_text(self.settings.log_text);
         self.wording = Arc::new(Wording::from_settings(&self.settings));
         tracing::info!(
             vocabulary = self.settings.vocabulary.len(),

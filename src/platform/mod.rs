@@ -2,11 +2,13 @@
 //! query of the OS; the decisions made from the answers live in portable code (and the parsing
 //! of what the OS returns is portable too, so Linux tests exercise it).
 
+mod file_modes;
 mod focus;
 mod input;
 mod notifications;
 mod power;
 
+pub use file_modes::{dir_builder_mode, mode_of, open_options_mode, set_mode};
 pub use focus::{Focus, FocusProbe};
 pub use input::{clipboard_change_count, prime_keyboard_events, symbolic_hotkeys_plist};
 pub use notifications::{set_notification_sender, show_notification};

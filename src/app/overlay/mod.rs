@@ -160,7 +160,11 @@ impl Overlay {
             return;
         };
         if shown.phase == Phase::Recording || shown.phase == Phase::Transcribing {
-            tracing::info!(id, text, "overlay shows early text");
+            tracing::info!(
+                id,
+                text = ?crate::logging::dictated(text),
+                "overlay shows early text"
+            );
             shown.text = text.to_string();
             self.dirty = true;
         }
@@ -207,7 +211,12 @@ impl Overlay {
 
     fn ending(&mut self, id: u64, phase: Phase, now: Instant, shown_for: Duration) {
         if let Some(shown) = self.current(id) {
-            tracing::info!(id, phase = phase.name(), text = shown.text, "overlay");
+            tracing::info!(
+                id,
+                phase = phase.name(),
+                text = ?crate::logging::dictated(&shown.text),
+                "overlay"
+            );
             shown.phase = phase;
             shown.stopped.get_or_insert(now);
             shown.hide_at = Some(now + shown_for);
