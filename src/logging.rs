@@ -7,7 +7,7 @@
 //!
 //! What a log holds: what happened and how long it took (stage timings, lengths, language,
 //! device, dictation ids, errors), never what the person dictated. Text that was dictated or
-//! recognised goes into a line only through [`dictated`], which writes `<N chars>` unless text
+//! recognised goes into a line only through [`dictated`], which writes `<N-chars>` unless text
 //! logging is on: `$WHISPER_DICTATION_LOG_TEXT=1` or `"log_text": true` in settings.json, for
 //! a bug report ([`set_log_text`]). The log folder and its files are owner-only
 //! (`private_files`), the files of later days too.
@@ -67,9 +67,9 @@ pub fn log_text() -> bool {
 }
 
 /// Dictated or recognised text as a log line may show it: the text itself when text logging is
-/// on ([`set_log_text`]), else only its length, `<12 chars>`. Log it as a field with `?`
-/// (`text = ?dictated(&text)`: quoted and escaped like a `&str` field) or in a message with
-/// `{}`.
+/// on ([`set_log_text`]), else only its length, `<12-chars>` (no space, so that a field parser
+/// takes it whole). Log it as a field with `?` (`text = ?dictated(&text)`: quoted and escaped
+/// like a `&str` field) or in a message with `{}`.
 pub fn dictated(text: &str) -> Dictated<'_> {
     Dictated {
         text,
@@ -86,7 +86,7 @@ pub struct Dictated<'a> {
 
 impl Dictated<'_> {
     fn hidden(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "<{} chars>", self.text.chars().count())
+        write!(f, "<{}-chars>", self.text.chars().count())
     }
 }
 
@@ -362,8 +362,8 @@ mod tests {
     fn dictated_text_shows_only_its_length_unless_text_logging_is_on() {
         let text = "hasło to żółw 42";
         let hidden = Dictated { text, shown: false };
-        assert_eq!(format!("{hidden:?}"), "<16 chars>");
-        assert_eq!(format!("{hidden}"), "<16 chars>");
+        assert_eq!(format!("{hidden:?}"), "<16-chars>");
+        assert_eq!(format!("{hidden}"), "<16-chars>");
         let shown = Dictated { text, shown: true };
         assert_eq!(format!("{shown:?}"), format!("{text:?}"));
         assert_eq!(format!("{shown}"), text);
@@ -377,7 +377,7 @@ mod tests {
         });
         drop(guard);
         let log = std::fs::read_to_string(&log_files(dir.path())[0]).unwrap();
-        assert!(log.contains("id=7 text=<16 chars>"), "{log}");
+        assert!(log.contains("id=7 text=<16-chars>"), "{log}");
         assert!(log.contains(r#"id=8 text="hasło to żółw 42""#), "{log}");
     }
 

@@ -91,8 +91,8 @@ impl App {
             MenuAction::LaunchAtLogin => self.toggle_login_item(),
             MenuAction::Permissions => self.permissions_clicked(),
             MenuAction::OpenLogs => {
-                if let Err(e) = crate::platform::open_folder(&self.paths.log_dir) {
-                    tracing::warn!("cannot open {}: {e}", self.paths.log_dir.display());
+                if let Err(e) = super::log_folder::open(&self.paths.log_dir, self.lang) {
+                    tracing::warn!("{e}");
                 }
             }
             MenuAction::Quit => self.quit = true,

@@ -26,6 +26,7 @@ mod delivery;
 mod first_run;
 pub mod hallucinations;
 pub mod heard;
+pub mod log_folder;
 pub mod model_download;
 mod model_menu;
 pub mod notices;
