@@ -2,7 +2,7 @@
 //! a temporary file in the same folder (so the rename is atomic), fsync, rename over the
 //! target, then fsync the folder. Used by every JSON state file the app keeps. A process that
 //! dies between the write and the rename leaves its temporary file: [`remove_stale_temps`]
-//! clears those at the next start.
+//! clears those at the next start. Files are created owner-only (`private_files`).
 
 use std::fs;
 use std::io::{self, Write};
@@ -86,7 +86,7 @@ fn is_temp_name(name: &str) -> bool {
 }
 
 fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut file = fs::File::create(path)?;
+    let mut file = crate::private_files::create_file(path)?;
     file.write_all(bytes)?;
     file.sync_all()
 }

@@ -20,6 +20,7 @@ pub mod models;
 pub mod paths;
 pub mod permissions;
 pub mod platform;
+pub mod private_files;
 pub mod recordings;
 pub mod settings;
 pub mod single_instance;

@@ -4,9 +4,19 @@
 //! comes from `$WHISPER_DICTATION_LOG` (`tracing-subscriber` `EnvFilter` syntax, e.g.
 //! `debug` or `whisper_dictation=trace`), else the caller's default. A log folder that cannot
 //! be used degrades to stderr only with a warning; logging never stops the app from starting.
+//!
+//! What a log holds: what happened and how long it took (stage timings, lengths, language,
+//! device, dictation ids, errors), never what the person dictated. Text that was dictated or
+//! recognised goes into a line only through [`dictated`], which writes `<N-chars>` unless text
+//! logging is on: `$WHISPER_DICTATION_LOG_TEXT=1` or `"log_text": true` in settings.json, for
+//! a bug report ([`set_log_text`]). The log folder and its files are owner-only
+//! (`private_files`), the files of later days too.
 
-use std::io::IsTerminal;
+use std::fmt;
+use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::SystemTime;
 
 use tracing::Subscriber;
 use tracing_appender::non_blocking::{NonBlocking, WorkerGuard};
@@ -17,6 +27,88 @@ use tracing_subscriber::EnvFilter;
 
 /// The environment variable holding the log filter.
 pub const LOG_ENV: &str = "WHISPER_DICTATION_LOG";
+
+/// The environment variable that turns text logging on (`1`, `true`, `yes`, `on`) for this run,
+/// whatever the settings say.
+pub const LOG_TEXT_ENV: &str = "WHISPER_DICTATION_LOG_TEXT";
+
+/// Whether dictated and recognised text is written into log lines (off unless asked for).
+static LOG_TEXT: AtomicBool = AtomicBool::new(false);
+
+/// Whether text logging is wanted: the setting, or the environment variable's value (see
+/// [`LOG_TEXT_ENV`]) saying yes.
+pub fn log_text_wanted(setting: bool, env_value: Option<&str>) -> bool {
+    setting
+        || env_value.is_some_and(|v| {
+            matches!(
+                v.trim().to_ascii_lowercase().as_str(),
+                "1" | "true" | "yes" | "on"
+            )
+        })
+}
+
+/// Turns text logging on or off for the lines logged from now on: the setting `log_text`,
+/// or-ed with [`LOG_TEXT_ENV`]. Returns whether it is on.
+pub fn set_log_text(setting: bool) -> bool {
+    let on = log_text_wanted(setting, std::env::var(LOG_TEXT_ENV).ok().as_deref());
+    let was = LOG_TEXT.swap(on, Ordering::Relaxed);
+    if on && !was {
+        tracing::warn!(
+            "dictated text is written to the log (log_text or ${LOG_TEXT_ENV}); \
+             turn it off once the bug report is sent"
+        );
+    }
+    on
+}
+
+/// Whether log lines carry dictated text now ([`set_log_text`]).
+pub fn log_text() -> bool {
+    LOG_TEXT.load(Ordering::Relaxed)
+}
+
+/// Dictated or recognised text as a log line may show it: the text itself when text logging is
+/// on ([`set_log_text`]), else only its length, `<12-chars>` (no space, so that a field parser
+/// takes it whole). Log it as a field with `?` (`text = ?dictated(&text)`: quoted and escaped
+/// like a `&str` field) or in a message with `{}`.
+pub fn dictated(text: &str) -> Dictated<'_> {
+    Dictated {
+        text,
+        shown: log_text(),
+    }
+}
+
+/// See [`dictated`].
+#[derive(Clone, Copy)]
+pub struct Dictated<'a> {
+    text: &'a str,
+    shown: bool,
+}
+
+impl Dictated<'_> {
+    fn hidden(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "<{}-chars>", self.text.chars().count())
+    }
+}
+
+impl fmt::Debug for Dictated<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.shown {
+            fmt::Debug::fmt(self.text, f)
+        } else {
+            self.hidden(f)
+        }
+    }
+}
+
+impl fmt::Display for Dictated<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.shown {
+            f.write_str(self.text)
+        } else {
+            self.hidden(f)
+        }
+    }
+}
 
 /// Log files are `<prefix>.<yyyy-mm-dd>.<suffix>`.
 pub const LOG_FILE_PREFIX: &str = "whisper-dictation";
@@ -116,7 +208,7 @@ fn file_writer(dir: &Path) -> Result<(NonBlocking, WorkerGuard), String> {
             dir.display()
         )
     };
-    std::fs::create_dir_all(dir).map_err(|e| unusable(&e))?;
+    crate::private_files::create_dir_all(dir).map_err(|e| unusable(&e))?;
     let appender = RollingFileAppender::builder()
         .rotation(Rotation::DAILY)
         .filename_prefix(LOG_FILE_PREFIX)
@@ -124,7 +216,50 @@ fn file_writer(dir: &Path) -> Result<(NonBlocking, WorkerGuard), String> {
         .max_log_files(MAX_LOG_FILES)
         .build(dir)
         .map_err(|e| unusable(&e))?;
-    Ok(tracing_appender::non_blocking(appender))
+    // The file the appender just opened for today.
+    let _ = crate::private_files::narrow_tree(dir);
+    Ok(tracing_appender::non_blocking(OwnerOnly::new(
+        appender,
+        dir.to_path_buf(),
+    )))
+}
+
+/// The rolling files, kept owner-only: `tracing-appender` creates each day's file with the
+/// default mode, so the folder's files are narrowed after the first write of each (UTC) day,
+/// the appender's rotation day. Runs on the writer's background thread.
+struct OwnerOnly<W> {
+    inner: W,
+    dir: PathBuf,
+    /// The UTC day of the last narrowing (days since 1970); 0 before the first write.
+    day: u64,
+}
+
+impl<W> OwnerOnly<W> {
+    fn new(inner: W, dir: PathBuf) -> OwnerOnly<W> {
+        OwnerOnly { inner, dir, day: 0 }
+    }
+}
+
+fn utc_day(now: SystemTime) -> u64 {
+    now.duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() / 86_400)
+}
+
+impl<W: Write> Write for OwnerOnly<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let written = self.inner.write(buf)?;
+        let today = utc_day(SystemTime::now());
+        if today != self.day {
+            self.day = today;
+            // Not logged from here (this is the log's writer): the next start says it.
+            let _ = crate::private_files::narrow_tree(&self.dir);
+        }
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 fn join_warnings(a: Option<String>, b: Option<String>) -> Option<String> {
@@ -221,6 +356,71 @@ mod tests {
             warning.contains(LOG_ENV) && warning.contains("loud"),
             "{warning}"
         );
+    }
+
+    #[test]
+    fn dictated_text_shows_only_its_length_unless_text_logging_is_on() {
+        let text = "hasło to żółw 42";
+        let hidden = Dictated { text, shown: false };
+        assert_eq!(format!("{hidden:?}"), "<16-chars>");
+        assert_eq!(format!("{hidden}"), "<16-chars>");
+        let shown = Dictated { text, shown: true };
+        assert_eq!(format!("{shown:?}"), format!("{text:?}"));
+        assert_eq!(format!("{shown}"), text);
+
+        // As a field of a log line.
+        let dir = tempfile::tempdir().unwrap();
+        let (subscriber, guard) = subscriber(EnvFilter::new("info"), false, Some(dir.path()));
+        tracing::subscriber::with_default(subscriber, || {
+            tracing::info!(id = 7, text = ?hidden, "dictation done");
+            tracing::info!(id = 8, text = ?shown, "dictation done");
+        });
+        drop(guard);
+        let log = std::fs::read_to_string(&log_files(dir.path())[0]).unwrap();
+        assert!(log.contains("id=7 text=<16-chars>"), "{log}");
+        assert!(log.contains(r#"id=8 text="hasło to żółw 42""#), "{log}");
+    }
+
+    #[test]
+    fn text_logging_is_asked_for_by_the_setting_or_the_environment() {
+        assert!(!log_text_wanted(false, None));
+        for off in ["", "0", "false", "no", "off", "maybe"] {
+            assert!(!log_text_wanted(false, Some(off)), "{off:?}");
+        }
+        for on in ["1", "true", "YES", " on "] {
+            assert!(log_text_wanted(false, Some(on)), "{on:?}");
+        }
+        assert!(log_text_wanted(true, None));
+        assert!(
+            log_text_wanted(true, Some("0")),
+            "the setting alone is enough"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn log_files_are_owner_only_even_in_an_old_wide_folder() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let logs = dir.path().join("logs");
+        let (subscriber, guard) = subscriber(EnvFilter::new("info"), false, Some(&logs));
+        tracing::subscriber::with_default(subscriber, || tracing::info!("one line"));
+        drop(guard);
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&logs), 0o700);
+        let files = log_files(&logs);
+        assert_eq!(files.len(), 1);
+        assert_eq!(mode(&files[0]), 0o600);
+
+        // A file the appender created with the default mode (a new day's) is narrowed at
+        // the first write of the day.
+        let day_file = logs.join("whisper-dictation.2000-01-01.log");
+        std::fs::write(&day_file, b"").unwrap();
+        std::fs::set_permissions(&day_file, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let mut writer = OwnerOnly::new(Vec::new(), logs.clone());
+        writer.write_all(b"line\n").unwrap();
+        assert_eq!(mode(&day_file), 0o600);
+        assert_eq!(writer.inner, b"line\n");
     }
 
     #[test]

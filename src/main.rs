@@ -16,11 +16,25 @@ fn main() {
     } else {
         None
     };
+    // Before the app writes anything (the logger's first file included): the files and
+    // folders of older versions, created readable by all, become owner-only.
+    let narrowed = app_mode.then(|| {
+        let state_dir = whisper_dictation::paths::state_dir().ok();
+        let roots: Vec<&std::path::Path> = state_dir
+            .iter()
+            .chain(&log_dir)
+            .map(|p| p.as_path())
+            .collect();
+        whisper_dictation::private_files::narrow_at_start(&roots)
+    });
     let default_filter = if app_mode { "info" } else { "warn" };
     let _log = match whisper_dictation::logging::init(log_dir.as_deref(), default_filter) {
         Ok(guard) => {
             if let Some(warning) = &guard.warning {
                 tracing::warn!("{warning}");
+            }
+            if let Some(narrowed) = &narrowed {
+                narrowed.log();
             }
             Some(guard)
         }

@@ -132,7 +132,7 @@ impl GrantRecord {
 
     /// Writes it atomically.
     pub fn save(&self, dir: &Path) -> io::Result<()> {
-        std::fs::create_dir_all(dir)?;
+        crate::private_files::create_dir_all(dir)?;
         let json = serde_json::to_vec_pretty(self).map_err(io::Error::other)?;
         crate::atomic_file::write(&dir.join(RECORD_FILE), &json)
     }

@@ -112,9 +112,11 @@ impl RecordingStore {
     /// # Errors
     /// [`RecordingError::CreateDir`] or [`RecordingError::Audio`], naming the folder or file.
     pub fn save(&self, samples_16k_mono: &[f32]) -> Result<PathBuf, RecordingError> {
-        std::fs::create_dir_all(&self.dir).map_err(|source| RecordingError::CreateDir {
-            path: self.dir.clone(),
-            source,
+        crate::private_files::create_dir_all(&self.dir).map_err(|source| {
+            RecordingError::CreateDir {
+                path: self.dir.clone(),
+                source,
+            }
         })?;
         let path = self.dir.join(new_name());
         write_wav_atomic(&path, samples_16k_mono, RECORDING_RATE)?;
@@ -128,9 +130,11 @@ impl RecordingStore {
     /// # Errors
     /// [`RecordingError::CreateDir`] naming the folder.
     pub fn new_journal(&self) -> Result<PathBuf, RecordingError> {
-        std::fs::create_dir_all(&self.dir).map_err(|source| RecordingError::CreateDir {
-            path: self.dir.clone(),
-            source,
+        crate::private_files::create_dir_all(&self.dir).map_err(|source| {
+            RecordingError::CreateDir {
+                path: self.dir.clone(),
+                source,
+            }
         })?;
         let name = new_name();
         let stem = name.strip_suffix(FINISHED).unwrap_or(&name);
@@ -165,7 +169,7 @@ impl RecordingStore {
             return 0;
         };
         let attempts = read_attempts(&sidecar).saturating_add(1);
-        if let Err(e) = std::fs::write(&sidecar, attempts.to_string()) {
+        if let Err(e) = crate::private_files::write(&sidecar, attempts.to_string().as_bytes()) {
             tracing::warn!("{}: {e}", sidecar.display());
         }
         attempts
@@ -179,7 +183,7 @@ impl RecordingStore {
         };
         let result = match read_attempts(&sidecar) {
             0 | 1 => std::fs::remove_file(&sidecar),
-            n => std::fs::write(&sidecar, (n - 1).to_string()),
+            n => crate::private_files::write(&sidecar, (n - 1).to_string().as_bytes()),
         };
         if let Err(e) = result {
             tracing::warn!("{}: {e}", sidecar.display());
@@ -210,7 +214,7 @@ impl RecordingStore {
             let marked = if transcribed {
                 remove_if_present(&mark)
             } else {
-                std::fs::write(&mark, b"")
+                crate::private_files::write(&mark, b"")
             };
             if let Err(e) = marked {
                 tracing::warn!("{}: {e}", mark.display());

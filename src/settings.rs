@@ -79,6 +79,10 @@ pub struct Settings {
     pub spoken_commands: bool,
     /// "um", "uh", "yyy", "eee" are taken out of the text.
     pub remove_fillers: bool,
+    /// Write what was dictated and recognised into the log files (for a bug report; off: the
+    /// log holds lengths, timings and ids only). `WHISPER_DICTATION_LOG_TEXT=1` does the same
+    /// for one run. A hand edit applies without a restart.
+    pub log_text: bool,
 }
 
 impl Default for Settings {
@@ -108,6 +112,7 @@ impl Default for Settings {
             replacements: BTreeMap::new(),
             spoken_commands: true,
             remove_fillers: true,
+            log_text: false,
         }
     }
 }

@@ -3,7 +3,7 @@
 //! the OS when the process dies — a crash never leaves a lock that blocks the next launch. The
 //! file holds the owner's pid, only so that the "already running" message can name it.
 
-use std::fs::{self, File, OpenOptions, TryLockError};
+use std::fs::{self, File, TryLockError};
 use std::io::{self, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
@@ -51,12 +51,12 @@ impl InstanceLock {
             path: path.clone(),
             source,
         };
-        fs::create_dir_all(dir).map_err(|source| InstanceError::Io {
+        crate::private_files::create_dir_all(dir).map_err(|source| InstanceError::Io {
             path: dir.to_path_buf(),
             source,
         })?;
         // Not truncated on open: the pid in it belongs to whoever holds the lock.
-        let mut file = OpenOptions::new()
+        let mut file = crate::private_files::open_options()
             .read(true)
             .write(true)
             .create(true)

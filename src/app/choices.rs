@@ -93,8 +93,8 @@ impl App {
             MenuAction::LaunchAtLogin => self.toggle_login_item(),
             MenuAction::Permissions => self.permissions_clicked(),
             MenuAction::OpenLogs => {
-                if let Err(e) = crate::platform::open_folder(&self.paths.log_dir) {
-                    tracing::warn!("cannot open {}: {e}", self.paths.log_dir.display());
+                if let Err(e) = super::log_folder::open(&self.paths.log_dir, self.lang) {
+                    tracing::warn!("{e}");
                 }
             }
             MenuAction::Quit => self.quit = true,
@@ -255,6 +255,8 @@ impl App {
         self.settings.replacements = edited.replacements;
         self.settings.spoken_commands = edited.spoken_commands;
         self.settings.remove_fillers = edited.remove_fillers;
+        self.settings.log_text = edited.log_text;
+        crate::logging::set_log_text(self.settings.log_text);
         self.wording = Arc::new(Wording::from_settings(&self.settings));
         tracing::info!(
             vocabulary = self.settings.vocabulary.len(),

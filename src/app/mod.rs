@@ -26,6 +26,7 @@ mod delivery;
 mod first_run;
 pub mod hallucinations;
 pub mod heard;
+pub mod log_folder;
 pub mod model_download;
 mod model_menu;
 pub mod notices;
@@ -107,6 +108,7 @@ pub struct AppPaths {
 /// Runs the app until Quit. Returns an error only for what stops it from starting at all.
 pub fn run(paths: AppPaths) -> anyhow::Result<()> {
     let (settings, settings_warning) = Settings::load(&paths.state_dir);
+    crate::logging::set_log_text(settings.log_text);
     first_run::log_mps_fallback();
     // Before the first notification (macOS would otherwise ask which app to show it as).
     notify::init_sender(crate::bundle::Location::current().as_ref());

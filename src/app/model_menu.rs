@@ -133,7 +133,7 @@ impl App {
                 });
             }
         }
-        if let Err(e) = std::fs::write(&marker, suggested) {
+        if let Err(e) = crate::private_files::write(&marker, suggested.as_bytes()) {
             tracing::warn!("{}: {e}", marker.display());
         }
     }

@@ -161,7 +161,7 @@ impl App {
                 tracing::info!(
                     recording = %recording.path.display(),
                     recorded_at,
-                    text,
+                    text = ?crate::logging::dictated(&text),
                     "recording recovered"
                 );
                 let clipboard = self.recovery.add_text(text.clone());

@@ -138,7 +138,7 @@ impl App {
                             id,
                             reason = empty.reason(),
                             active_speech_s = level.map_or(0.0, |l| l.active_seconds),
-                            detail = ?empty,
+                            text = ?crate::logging::dictated(empty.text()),
                             "dictation empty"
                         );
                         match level.filter(|l| verdict::spoke(&empty, l)) {
@@ -227,7 +227,7 @@ impl App {
                     clipboard_restored = delivered.restored_clipboard,
                     output = delivered.mode.name(),
                     not_pasted = delivered.not_pasted.map_or("", |w| w.reason()),
-                    text,
+                    text = ?crate::logging::dictated(&text),
                     "dictation done"
                 );
                 self.overlay

@@ -25,6 +25,15 @@ pub enum Empty {
 }
 
 impl Empty {
+    /// What Whisper decoded and was not delivered (empty when nothing was); a log shows it only
+    /// through `logging::dictated`.
+    pub fn text(&self) -> &str {
+        match self {
+            Empty::Hallucination { text } | Empty::Unrecognised { text } => text,
+            Empty::NoSound { .. } | Empty::NoText => "",
+        }
+    }
+
     /// A short machine-readable name for logs.
     pub fn reason(&self) -> &'static str {
         match self {

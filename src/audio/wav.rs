@@ -7,7 +7,7 @@
 //! recordings as 16-bit PCM with [`write_wav_atomic`] so a crash never leaves half a file
 //! under the real name. Bad input is an [`AudioError`] naming the file, never a panic.
 
-use std::fs::{self, File};
+use std::fs;
 use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -340,7 +340,7 @@ fn write_pcm16(path: &Path, samples: &[f32], sample_rate: u32) -> Result<(), Aud
         bits_per_sample: 16,
         sample_format: SampleFormat::Int,
     };
-    let mut file = File::create(path).map_err(|e| write_error(path, e))?;
+    let mut file = crate::private_files::create_file(path).map_err(|e| write_error(path, e))?;
     let mut writer =
         WavWriter::new(BufWriter::new(&mut file), spec).map_err(|e| hound_write_error(path, e))?;
     for &s in samples {
@@ -416,7 +416,7 @@ mod tests {
     }
 
     fn write_bytes(path: &Path, bytes: &[u8]) {
-        File::create(path).unwrap().write_all(bytes).unwrap();
+        fs::File::create(path).unwrap().write_all(bytes).unwrap();
     }
 
     #[test]

@@ -63,7 +63,8 @@ impl JournalWriter {
             path: path.to_path_buf(),
             source,
         };
-        let mut file = OpenOptions::new()
+        // Owner-only: it is the person's voice.
+        let mut file = crate::private_files::open_options()
             .write(true)
             .create_new(true)
             .open(path)

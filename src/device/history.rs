@@ -691,7 +691,7 @@ fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), History
     })?;
     json.push(b'\n');
     let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(|source| HistoryError::CreateDir {
+    crate::private_files::create_dir_all(dir).map_err(|source| HistoryError::CreateDir {
         path: dir.to_path_buf(),
         source,
     })?;

@@ -166,7 +166,7 @@ impl TuningCache {
         self.choices.insert(key, choice);
         let text = serde_json::to_string_pretty(self)?;
         if let Some(dir) = self.path.parent() {
-            std::fs::create_dir_all(dir)?;
+            crate::private_files::create_dir_all(dir)?;
         }
         crate::atomic_file::write(&self.path, text.as_bytes())
     }

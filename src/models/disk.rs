@@ -3,7 +3,7 @@
 //! two downloads of the same model (two menu clicks, the menu and the CLI) never write into
 //! the same temporary folder at once.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -41,7 +41,7 @@ pub struct FileLock {
 impl FileLock {
     /// Takes the lock at `path` without waiting: `Ok(None)` when another download holds it.
     pub fn try_acquire(path: &Path) -> io::Result<Option<FileLock>> {
-        let file = OpenOptions::new()
+        let file = crate::private_files::open_options()
             .create(true)
             .truncate(false)
             .write(true)

@@ -15,7 +15,7 @@ use super::hub::{HubClient, HubError, RemoteFile, RepoListing};
 use super::manifest::{hash_file, Manifest, ManifestFile};
 use crate::whisper::{Engine, EngineError, Layout, LoadOptions};
 use serde::{Deserialize, Serialize};
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -252,7 +252,7 @@ pub fn download(
     on_progress: &mut dyn FnMut(&Progress),
 ) -> Result<Installed, DownloadError> {
     let models_dir = &opts.models_dir;
-    fs::create_dir_all(models_dir).map_err(io_at(models_dir))?;
+    crate::private_files::create_dir_all(models_dir).map_err(io_at(models_dir))?;
     let _lock = lock_model(models_dir, entry.name)?;
     let target = models_dir.join(entry.name);
     if target.exists() && !opts.replace {
@@ -519,7 +519,7 @@ fn prepare_partial(partial: &Path, listing: &RepoListing) -> Result<(), Download
         tracing::info!(dir = %partial.display(), "discarding a partial download of another commit");
         fs::remove_dir_all(partial).map_err(io_at(partial))?;
     }
-    fs::create_dir_all(partial).map_err(io_at(partial))?;
+    crate::private_files::create_dir_all(partial).map_err(io_at(partial))?;
     if existing.as_ref() != Some(&wanted) {
         let json = serde_json::to_vec(&wanted).map_err(|e| DownloadError::Io {
             path: state_path.clone(),
@@ -553,7 +553,7 @@ fn fetch_file(
     if have == size {
         if size == 0 {
             // An empty file still has to exist.
-            File::create(path).map_err(io_at(path))?;
+            crate::private_files::create_file(path).map_err(io_at(path))?;
         }
         return Ok(());
     }
@@ -582,7 +582,7 @@ fn fetch_file(
             });
         }
     }
-    let mut out = OpenOptions::new()
+    let mut out = crate::private_files::open_options()
         .create(true)
         .append(true)
         .open(path)

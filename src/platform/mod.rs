@@ -3,12 +3,14 @@
 //! of what the OS returns is portable too, so Linux tests exercise it).
 
 mod clipboard;
+mod file_modes;
 mod focus;
 mod input;
 mod notifications;
 mod power;
 
 pub use clipboard::set_clipboard_text;
+pub use file_modes::{dir_builder_mode, mode_of, open_options_mode, set_mode};
 pub use focus::{Focus, FocusProbe};
 pub use input::{clipboard_change_count, prime_keyboard_events, symbolic_hotkeys_plist};
 pub use notifications::{set_notification_sender, show_notification};

@@ -171,7 +171,7 @@ fn create(dir: &Path, settings: &Settings) -> Result<(), SettingsFileError> {
         path: path.clone(),
         source,
     };
-    std::fs::create_dir_all(dir).map_err(not_written)?;
+    crate::private_files::create_dir_all(dir).map_err(not_written)?;
     let mut json = serde_json::to_string_pretty(settings).map_err(|e| not_written(e.into()))?;
     json.push('\n');
     write(&path, json.as_bytes())

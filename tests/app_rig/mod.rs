@@ -62,7 +62,18 @@ pub fn write_settings(state: &Path, output: &str, language: &str) {
     .unwrap();
 }
 
+/// Starts the app with its state in `state` and `env` added; its log carries the dictated
+/// texts (`WHISPER_DICTATION_LOG_TEXT=1`: the tests read them there), unlike a person's
+/// ([`start_app_private`]).
 pub fn start_app(desktop: &Desktop, state: &Path, env: &[(&str, &str)]) -> AppProcess {
+    let mut vars = vec![("WHISPER_DICTATION_LOG_TEXT", "1")];
+    vars.extend_from_slice(env);
+    start_app_private(desktop, state, &vars)
+}
+
+/// [`start_app`] with the log as a person's is by default: no dictated text in it (unless
+/// `env` asks for it).
+pub fn start_app_private(desktop: &Desktop, state: &Path, env: &[(&str, &str)]) -> AppProcess {
     let mut vars = vec![
         (
             "WHISPER_DICTATION_STATE_DIR",

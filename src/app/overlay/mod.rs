@@ -190,8 +190,8 @@ impl Overlay {
         // Only what is new: a 2-minute dictation's whole text is not logged at every report.
         tracing::info!(
             id,
-            added = grown[shown.committed.len()..].trim_start(),
-            tentative,
+            added = ?crate::logging::dictated(grown[shown.committed.len()..].trim_start()),
+            tentative = ?crate::logging::dictated(&tentative),
             "overlay shows early text"
         );
         shown.committed = grown;
@@ -245,7 +245,12 @@ impl Overlay {
 
     fn ending(&mut self, id: u64, phase: Phase, now: Instant, shown_for: Duration) {
         if let Some(shown) = self.current(id) {
-            tracing::info!(id, phase = phase.name(), text = shown.committed, "overlay");
+            tracing::info!(
+                id,
+                phase = phase.name(),
+                text = ?crate::logging::dictated(&shown.committed),
+                "overlay"
+            );
             shown.phase = phase;
             shown.stopped.get_or_insert(now);
             shown.hide_at = Some(now + shown_for);

@@ -148,7 +148,7 @@ impl ProbeCache {
     /// crash mid-write leaves the previous file intact.
     pub fn save(&self) -> io::Result<()> {
         let dir = self.path.parent().unwrap_or(Path::new("."));
-        fs::create_dir_all(dir)?;
+        crate::private_files::create_dir_all(dir)?;
         let file = CacheFile {
             entries: self.entries.clone(),
         };
