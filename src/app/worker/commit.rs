@@ -192,6 +192,22 @@ pub fn pause_held(recording: &[f32], pass_end: usize, peak: f32) -> bool {
         < crate::audio::pause::quiet_threshold(peak, &gate)
 }
 
+/// Where a held pause that began [`crate::audio::pause::QUIET_END`] before sample `end` of
+/// `recording` is cut: the middle of its quietest [`SNAP_FRAME`] from the pause's start to
+/// [`PAUSE_HELD`] after `end`.
+pub fn quietest_in_pause(recording: &[f32], end: usize) -> usize {
+    let frame = (SNAP_FRAME * SAMPLE_RATE as f32) as usize;
+    let from = end.saturating_sub(
+        (crate::audio::pause::QUIET_END.as_secs_f32() * SAMPLE_RATE as f32) as usize,
+    );
+    let to = (end + (PAUSE_HELD * SAMPLE_RATE as f32) as usize).min(recording.len());
+    (from..to.saturating_sub(frame))
+        .step_by((frame / 3).max(1))
+        .map(|at| (at, rms(&recording[at..at + frame])))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map_or(end, |(at, _)| at + frame / 2)
+}
+
 /// The quietest [`SNAP_FRAME`] around `end` (seconds), ending by `next_start` (the next
 /// segment's start: a cut past it lost the next segment's first word, "moved [to] Wednesday",
 /// on the project's clip without pauses) and not within
@@ -301,6 +317,14 @@ mod tests {
         assert!(!pause_held(&comma, pass_end, 0.3));
         // Not known yet: too little audio after the pass.
         assert!(!pause_held(&[speech, quiet(0.1)].concat(), pass_end, 0.3));
+    }
+
+    #[test]
+    fn a_held_pause_is_cut_at_its_quietest_point() {
+        // Speech, then a pause whose deepest quiet is 0.1 s before the pass's end at 4 s.
+        let audio = speech_with_gaps(4.5, &[3.9]);
+        let cut = quietest_in_pause(&audio, 4 * SAMPLE_RATE) as f32 / SAMPLE_RATE as f32;
+        assert!((cut - 3.9).abs() < 0.025, "cut at {cut}");
     }
 
     #[test]

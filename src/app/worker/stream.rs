@@ -146,7 +146,7 @@ impl Stream {
     ) -> Progress {
         self.passes += 1;
         let mut transcript = transcript.clone();
-        if self.last_rule.is_some_and(|r| r != Rule::Pause) {
+        if self.last_rule.is_some() && range.start == self.committed_to {
             self.drop_repeated_words(&mut transcript);
         }
         let pass = Pass {
@@ -234,7 +234,12 @@ impl Stream {
         self.raw.push_str(&tentative.raw);
         self.language
             .get_or_insert_with(|| tentative.language.clone());
-        self.committed_to = tentative.end;
+        // In the pause's quietest frame: "quiet" against the recording's loudest frame can
+        // hold a soft first sound of the next word ("session. F|irst" cut "First" off on the
+        // project's clip without pauses); audio between that frame and the pass's end is
+        // transcribed again, and words repeated there are dropped.
+        self.committed_to = commit::quietest_in_pause(recording, tentative.end)
+            .max(tentative.start + 1);
         self.last_rule = Some(Rule::Pause);
         self.commits += 1;
         self.since_commit.clear();
