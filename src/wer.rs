@@ -46,12 +46,22 @@ pub fn edit_distance<T: PartialEq>(reference: &[T], hypothesis: &[T]) -> usize {
 /// positions in each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Edit {
-    Match { reference: usize, hypothesis: usize },
-    Substitute { reference: usize, hypothesis: usize },
+    Match {
+        reference: usize,
+        hypothesis: usize,
+    },
+    Substitute {
+        reference: usize,
+        hypothesis: usize,
+    },
     /// A hypothesis word the reference does not have (a word said twice).
-    Insert { hypothesis: usize },
+    Insert {
+        hypothesis: usize,
+    },
     /// A reference word the hypothesis lost.
-    Delete { reference: usize },
+    Delete {
+        reference: usize,
+    },
 }
 
 /// A least-cost alignment of `hypothesis` with `reference` (the edits [`edit_distance`]
@@ -67,7 +77,8 @@ pub fn align<T: PartialEq>(reference: &[T], hypothesis: &[T]) -> Vec<Edit> {
     }
     for i in 1..=n {
         for j in 1..=m {
-            let substitute = cost[i - 1][j - 1] + usize::from(reference[i - 1] != hypothesis[j - 1]);
+            let substitute =
+                cost[i - 1][j - 1] + usize::from(reference[i - 1] != hypothesis[j - 1]);
             cost[i][j] = substitute.min(cost[i - 1][j] + 1).min(cost[i][j - 1] + 1);
         }
     }
@@ -78,9 +89,15 @@ pub fn align<T: PartialEq>(reference: &[T], hypothesis: &[T]) -> Vec<Edit> {
             let same = reference[i - 1] == hypothesis[j - 1];
             if cost[i][j] == cost[i - 1][j - 1] + usize::from(!same) {
                 edits.push(if same {
-                    Edit::Match { reference: i - 1, hypothesis: j - 1 }
+                    Edit::Match {
+                        reference: i - 1,
+                        hypothesis: j - 1,
+                    }
                 } else {
-                    Edit::Substitute { reference: i - 1, hypothesis: j - 1 }
+                    Edit::Substitute {
+                        reference: i - 1,
+                        hypothesis: j - 1,
+                    }
                 });
                 i -= 1;
                 j -= 1;
@@ -155,11 +172,16 @@ mod tests {
         let (said, heard) = ("we met at the big office", "we met met at the office");
         let edits = align(&words(said), &words(heard));
         assert!(
-            edits.iter().any(|e| matches!(e, Edit::Insert { hypothesis: 1 | 2 })),
+            edits
+                .iter()
+                .any(|e| matches!(e, Edit::Insert { hypothesis: 1 | 2 })),
             "{edits:?}"
         );
         assert!(edits.contains(&Edit::Delete { reference: 4 }), "{edits:?}");
-        let cost = edits.iter().filter(|e| !matches!(e, Edit::Match { .. })).count();
+        let cost = edits
+            .iter()
+            .filter(|e| !matches!(e, Edit::Match { .. }))
+            .count();
         assert_eq!(cost, edit_distance(&words(said), &words(heard)));
     }
 

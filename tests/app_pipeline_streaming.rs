@@ -68,7 +68,11 @@ impl Harness {
             state_dir: harness._dir.path().join("state"),
         }));
         loop {
-            match harness.events.recv_timeout(WAIT).expect("the worker answers") {
+            match harness
+                .events
+                .recv_timeout(WAIT)
+                .expect("the worker answers")
+            {
                 WorkerEvent::Ready { .. } => return harness,
                 WorkerEvent::LoadFailed { message, .. } => panic!("load failed: {message}"),
                 _ => {}
@@ -238,7 +242,10 @@ fn damage_at_cuts(reference: &str, text: &str, whole: &str, cuts: &[usize]) -> V
                 let words = |from: usize| {
                     streamed[from.saturating_sub(3)..(from + 3).min(streamed.len())].join(" ")
                 };
-                damage.push(format!("{edit:?} at the cut after word {cut}: \"{}\"", words(cut)));
+                damage.push(format!(
+                    "{edit:?} at the cut after word {cut}: \"{}\"",
+                    words(cut)
+                ));
             }
         }
     }
@@ -273,7 +280,10 @@ fn check(harness: &Harness, name: &str, audio: &[f32], reference: &str, id: u64)
         "{name}: nothing was committed while it was spoken"
     );
     let damage = damage_at_cuts(reference, &run.text, &whole, &run.cuts);
-    assert!(damage.is_empty(), "{name}: words lost or repeated at cuts: {damage:#?}");
+    assert!(
+        damage.is_empty(),
+        "{name}: words lost or repeated at cuts: {damage:#?}"
+    );
     assert!(
         stream_wer <= whole_wer + 1.0,
         "{name}: WER {stream_wer:.1}% streamed against {whole_wer:.1}% whole"

@@ -103,7 +103,10 @@ fn short_replies_are_pasted_and_a_hum_is_not() {
         .collect();
     assert!(untold.is_empty(), "not pasted and not told: {untold:#?}");
     assert!(missing.len() <= 1, "not pasted: {missing:#?}");
-    assert!(right + 1 >= pasted, "only {right} of {pasted} with the words said");
+    assert!(
+        right + 1 >= pasted,
+        "only {right} of {pasted} with the words said"
+    );
 
     // A hum with no speech: the app must paste nothing.
     let text_box = TextBox::open(&desktop, "hum").unwrap_or_else(|e| panic!("{e}"));

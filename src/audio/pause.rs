@@ -163,7 +163,11 @@ mod tests {
         assert!(!stride_after_new_speech(&speech, RATE as usize, RATE));
         // A stride of nothing said.
         let held_in_silence = join(&[tone(1.0, 0.2), quiet(2.5)]);
-        assert!(!stride_after_new_speech(&held_in_silence, RATE as usize, RATE));
+        assert!(!stride_after_new_speech(
+            &held_in_silence,
+            RATE as usize,
+            RATE
+        ));
     }
 
     #[test]

@@ -115,7 +115,10 @@ pub fn decide(earlier: &[Pass], current: &Pass, audio: &[f32]) -> Commit {
         return Commit::Nothing;
     }
     let candidates = current.segments.len().saturating_sub(1);
-    let same_start: Vec<&Pass> = earlier.iter().filter(|p| p.start == current.start).collect();
+    let same_start: Vec<&Pass> = earlier
+        .iter()
+        .filter(|p| p.start == current.start)
+        .collect();
     let agreed = match same_start.last() {
         Some(previous) => {
             let with_previous = current.segments[..candidates]
@@ -236,9 +239,14 @@ pub fn snap_cut(audio: &[f32], end: f32, next_start: Option<f32>) -> Option<usiz
         .map(|(at, _)| at + frame / 2)
 }
 
-/// How many of `next`'s first words repeat the last words of `committed` (at most three,
-/// compared without case and punctuation): what a cut that landed before the end of a word
-/// makes the next pass say again.
+/// How many of `next`'s first words to drop because they say the end of `committed` again
+/// (compared without case and punctuation): the committed text's last one to four words found
+/// among `next`'s first words (at most two words before them, a fragment of a word cut in
+/// two). One word alone counts only when it has four letters or more ("the" is no evidence).
+/// After a commit by agreement the next pass starts [`OVERLAP`] before the cut: Whisper's
+/// segment times can be a second late in speech without pauses ("…if I missed anything" cut
+/// after "important. Thanks a"), and the overlap keeps such words while this drops the ones
+/// said twice.
 pub fn overlap_words(committed: &str, next: &str) -> usize {
     let before: Vec<String> = normalise(committed)
         .split(' ')
@@ -250,11 +258,23 @@ pub fn overlap_words(committed: &str, next: &str) -> usize {
         .filter(|w| !w.is_empty())
         .map(str::to_string)
         .collect();
-    (1..=3.min(before.len()).min(after.len()))
-        .rev()
-        .find(|&n| before[before.len() - n..] == after[..n])
-        .unwrap_or(0)
+    for n in (1..=4.min(before.len())).rev() {
+        let tail = &before[before.len() - n..];
+        if n == 1 && tail[0].chars().count() < 4 {
+            continue;
+        }
+        for offset in 0..=2 {
+            if after.get(offset..offset + n) == Some(tail) {
+                return offset + n;
+            }
+        }
+    }
+    0
 }
+
+/// After a commit by agreement (or forced), the next pass starts this long (samples) before
+/// the cut; [`overlap_words`] drops what it says again.
+pub const OVERLAP: usize = SAMPLE_RATE * 4 / 5;
 
 /// `text` without its first `words` words (whitespace-separated), as written.
 pub fn drop_words(text: &str, words: usize) -> String {
@@ -280,10 +300,7 @@ mod tests {
         Pass {
             start,
             len: (seconds * SAMPLE_RATE as f32) as usize,
-            segments: segments
-                .iter()
-                .map(|&(t, s, e)| segment(t, s, e))
-                .collect(),
+            segments: segments.iter().map(|&(t, s, e)| segment(t, s, e)).collect(),
             ends_in_pause: pause,
         }
     }
@@ -330,29 +347,47 @@ mod tests {
     #[test]
     fn a_pass_ending_in_a_pause_commits_nothing_by_itself() {
         let current = pass(0, 4.0, &[("Second.", 0.0, 1.0)], true);
-        assert_eq!(decide(&[], &current, &vec![0.0; current.len]), Commit::Nothing);
+        assert_eq!(
+            decide(&[], &current, &vec![0.0; current.len]),
+            Commit::Nothing
+        );
     }
 
     #[test]
     fn a_pass_with_no_words_commits_nothing_even_at_a_pause() {
         let current = pass(0, 2.0, &[(" ...", 0.0, 1.0)], true);
-        assert_eq!(decide(&[], &current, &vec![0.0; current.len]), Commit::Nothing);
+        assert_eq!(
+            decide(&[], &current, &vec![0.0; current.len]),
+            Commit::Nothing
+        );
     }
 
     #[test]
     fn speech_without_pauses_waits_for_two_passes_to_agree() {
         let audio = speech_with_gaps(7.0, &[3.05]);
-        let first = pass(0, 5.0, &[("The report is done.", 0.0, 3.0), (" The charts", 3.1, 5.0)], false);
+        let first = pass(
+            0,
+            5.0,
+            &[("The report is done.", 0.0, 3.0), (" The charts", 3.1, 5.0)],
+            false,
+        );
         // One pass alone commits nothing.
         assert_eq!(decide(&[], &first, &audio[..first.len]), Commit::Nothing);
         let second = pass(
             0,
             7.0,
-            &[("The report is done.", 0.0, 3.04), (" The charts need work.", 3.1, 6.8)],
+            &[
+                ("The report is done.", 0.0, 3.04),
+                (" The charts need work.", 3.1, 6.8),
+            ],
             false,
         );
         match decide(&[first.clone()], &second, &audio) {
-            Commit::Segments { segments, cut, rule } => {
+            Commit::Segments {
+                segments,
+                cut,
+                rule,
+            } => {
                 assert_eq!((segments, rule), (1, Rule::Agreement));
                 // Snapped into the gap between the words at 3.05 s.
                 let at = cut as f32 / SAMPLE_RATE as f32;
@@ -365,11 +400,19 @@ mod tests {
     #[test]
     fn a_pass_that_disagrees_with_the_previous_commits_nothing() {
         let audio = speech_with_gaps(7.0, &[3.05]);
-        let first = pass(0, 5.0, &[("The report is done.", 0.0, 3.0), (" The", 3.1, 5.0)], false);
+        let first = pass(
+            0,
+            5.0,
+            &[("The report is done.", 0.0, 3.0), (" The", 3.1, 5.0)],
+            false,
+        );
         let second = pass(
             0,
             7.0,
-            &[("The report is done now.", 0.0, 3.4), (" The charts need work.", 3.5, 6.8)],
+            &[
+                ("The report is done now.", 0.0, 3.4),
+                (" The charts need work.", 3.5, 6.8),
+            ],
             false,
         );
         assert_eq!(decide(&[first.clone()], &second, &audio), Commit::Nothing);
@@ -377,13 +420,24 @@ mod tests {
         let moved = pass(
             0,
             7.0,
-            &[("The report is done.", 0.0, 4.2), (" The charts need work.", 4.3, 6.8)],
+            &[
+                ("The report is done.", 0.0, 4.2),
+                (" The charts need work.", 4.3, 6.8),
+            ],
             false,
         );
         assert_eq!(decide(&[first.clone()], &moved, &audio), Commit::Nothing);
         // Nor a pass from another start (the previous one committed in between).
-        let elsewhere = pass(16_000, 6.0, &[("The report is done.", 0.0, 3.0), (" x", 3.1, 5.0)], false);
-        assert_eq!(decide(&[first.clone()], &elsewhere, &audio), Commit::Nothing);
+        let elsewhere = pass(
+            16_000,
+            6.0,
+            &[("The report is done.", 0.0, 3.0), (" x", 3.1, 5.0)],
+            false,
+        );
+        assert_eq!(
+            decide(&[first.clone()], &elsewhere, &audio),
+            Commit::Nothing
+        );
     }
 
     #[test]
@@ -392,11 +446,23 @@ mod tests {
         let heard = pass(
             0,
             12.0,
-            &[("First, the website.", 0.0, 4.5), (" The design team.", 4.5, 9.0), (" Second", 9.0, 12.0)],
+            &[
+                ("First, the website.", 0.0, 4.5),
+                (" The design team.", 4.5, 9.0),
+                (" Second", 9.0, 12.0),
+            ],
             false,
         );
         let skipped = |seconds| {
-            pass(0, seconds, &[("The design team.", 0.0, 4.5), (" Second, we", 4.6, seconds)], false)
+            pass(
+                0,
+                seconds,
+                &[
+                    ("The design team.", 0.0, 4.5),
+                    (" Second, we", 4.6, seconds),
+                ],
+                false,
+            )
         };
         let (first_skip, second_skip) = (skipped(14.0), skipped(16.0));
         assert_eq!(
@@ -408,7 +474,11 @@ mod tests {
             pass(
                 0,
                 seconds,
-                &[("The design team.", 0.0, 4.5), (" Second, we agreed.", 4.6, 11.5), (" Maria", 11.6, seconds)],
+                &[
+                    ("The design team.", 0.0, 4.5),
+                    (" Second, we agreed.", 4.6, 11.5),
+                    (" Maria", 11.6, seconds),
+                ],
                 false,
             )
         };
@@ -420,7 +490,10 @@ mod tests {
         // Without the pass that heard it, the two would have agreed.
         assert!(matches!(
             decide(&[first_skip], &second_skip, &audio),
-            Commit::Segments { rule: Rule::Agreement, .. }
+            Commit::Segments {
+                rule: Rule::Agreement,
+                ..
+            }
         ));
     }
 
@@ -435,9 +508,18 @@ mod tests {
     #[test]
     fn long_uncommitted_audio_is_committed_without_agreement() {
         let audio = speech_with_gaps(21.0, &[10.0]);
-        let current = pass(0, 21.0, &[("One long sentence.", 0.0, 9.98), (" And more", 10.1, 21.0)], false);
+        let current = pass(
+            0,
+            21.0,
+            &[("One long sentence.", 0.0, 9.98), (" And more", 10.1, 21.0)],
+            false,
+        );
         match decide(&[], &current, &audio) {
-            Commit::Segments { segments, cut, rule } => {
+            Commit::Segments {
+                segments,
+                cut,
+                rule,
+            } => {
                 assert_eq!((segments, rule), (1, Rule::Forced));
                 assert!((cut as f32 / SAMPLE_RATE as f32 - 10.0).abs() < 0.025);
             }
@@ -466,10 +548,31 @@ mod tests {
 
     #[test]
     fn words_the_next_pass_repeats_are_found() {
-        assert_eq!(overlap_words("We met at the office.", "office, and then left"), 1);
-        assert_eq!(overlap_words("We met at the office", "the office and then"), 2);
-        assert_eq!(overlap_words("We met at the office.", "And then we left."), 0);
+        assert_eq!(
+            overlap_words("We met at the office.", "office, and then left"),
+            1
+        );
+        assert_eq!(
+            overlap_words("We met at the office", "the office and then"),
+            2
+        );
+        assert_eq!(
+            overlap_words("We met at the office.", "And then we left."),
+            0
+        );
         assert_eq!(overlap_words("", "Anything"), 0);
+        // The words of a late cut come back after the repeated one.
+        assert_eq!(
+            overlap_words("if I missed anything", "anything important. Thanks and"),
+            1
+        );
+        // A fragment of a cut word before the repeated ones.
+        assert_eq!(
+            overlap_words("if I missed anything", "and missed anything important"),
+            3
+        );
+        // A short word alone is no evidence.
+        assert_eq!(overlap_words("I went to the", "the store"), 0);
         assert_eq!(drop_words(" office, and then left", 1), "and then left");
     }
 }

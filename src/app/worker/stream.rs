@@ -146,7 +146,7 @@ impl Stream {
     ) -> Progress {
         self.passes += 1;
         let mut transcript = transcript.clone();
-        if self.last_rule.is_some() && range.start == self.committed_to {
+        if self.overlapping() {
             self.drop_repeated_words(&mut transcript);
         }
         let pass = Pass {
@@ -176,8 +176,16 @@ impl Stream {
             if let Ok(text) = wording.words(&part, &level) {
                 self.pieces.push(text);
                 self.raw.push_str(&part.text);
-                self.language.get_or_insert_with(|| transcript.language.clone());
-                self.committed_to = range.start + cut;
+                self.language
+                    .get_or_insert_with(|| transcript.language.clone());
+                // A pause's cut is in quiet; any other may be off by Whisper's timing: the
+                // next pass starts a little before it and drops what it says again.
+                self.committed_to = match rule {
+                    Rule::Pause => range.start + cut,
+                    Rule::Agreement | Rule::Forced => {
+                        range.start + cut.saturating_sub(commit::OVERLAP).max(1)
+                    }
+                };
                 self.last_rule = Some(rule);
                 self.commits += 1;
                 made = Some((rule, self.committed_to as f32 / SAMPLE_RATE as f32));
@@ -193,12 +201,20 @@ impl Stream {
         let (segments, cut) = rest_from;
         let rest_audio = &audio[cut..];
         let rest = part_of(&transcript, segments..transcript.segments.len());
-        let rest_raw = if made.is_some() { rest.text.clone() } else { transcript.text.clone() };
+        let rest_raw = if made.is_some() {
+            rest.text.clone()
+        } else {
+            transcript.text.clone()
+        };
         let result = if rest.segments.is_empty() && made.is_some() {
             Err(Empty::NoText)
         } else {
             let level = Level::measure(rest_audio, SAMPLE_RATE as u32, &GateConfig::default());
-            let rest = if made.is_some() { rest } else { transcript.clone() };
+            let rest = if made.is_some() {
+                rest
+            } else {
+                transcript.clone()
+            };
             wording.words(&rest, &level)
         };
         let tentative = result.clone().unwrap_or_default();
@@ -238,8 +254,8 @@ impl Stream {
         // hold a soft first sound of the next word ("session. F|irst" cut "First" off on the
         // project's clip without pauses); audio between that frame and the pass's end is
         // transcribed again, and words repeated there are dropped.
-        self.committed_to = commit::quietest_in_pause(recording, tentative.end)
-            .max(tentative.start + 1);
+        self.committed_to =
+            commit::quietest_in_pause(recording, tentative.end).max(tentative.start + 1);
         self.last_rule = Some(Rule::Pause);
         self.commits += 1;
         self.since_commit.clear();
@@ -285,7 +301,24 @@ impl Stream {
 
     /// The dictation's text: the committed pieces and then `tail`.
     pub fn with_tail(&self, tail: Option<&str>) -> String {
-        join_pieces(&self.committed_text(), tail.unwrap_or(""))
+        let committed = self.committed_text();
+        let tail = tail.unwrap_or("");
+        let repeated = if self.overlapping() {
+            commit::overlap_words(&committed, tail)
+        } else {
+            0
+        };
+        let tail = match repeated {
+            0 => tail.to_string(),
+            repeated => commit::drop_words(tail, repeated),
+        };
+        join_pieces(&committed, &tail)
+    }
+
+    /// Whether the next pass starts before the last cut ([`commit::OVERLAP`]: the last commit
+    /// was not at a pause).
+    fn overlapping(&self) -> bool {
+        matches!(self.last_rule, Some(Rule::Agreement | Rule::Forced))
     }
 
     /// After a cut that was not in a pause, the next pass may say the committed text's last
@@ -297,9 +330,17 @@ impl Stream {
         };
         let repeated = commit::overlap_words(&self.raw, &first.text);
         if repeated > 0 {
-            tracing::info!(id = self.id, words = repeated, "repeated words at a cut dropped");
+            tracing::info!(
+                id = self.id,
+                words = repeated,
+                "repeated words at a cut dropped"
+            );
             first.text = format!(" {}", commit::drop_words(&first.text, repeated));
-            transcript.text = transcript.segments.iter().map(|s| s.text.as_str()).collect();
+            transcript.text = transcript
+                .segments
+                .iter()
+                .map(|s| s.text.as_str())
+                .collect();
         }
     }
 }
@@ -343,7 +384,10 @@ mod tests {
     fn pieces_join_with_a_space_and_a_sentence_cut_at_a_pause_goes_on() {
         assert_eq!(join_pieces("", "Hello."), "Hello.");
         assert_eq!(join_pieces("Hello.", "How are you?"), "Hello. How are you?");
-        assert_eq!(join_pieces("I went to the.", "store today."), "I went to the store today.");
+        assert_eq!(
+            join_pieces("I went to the.", "store today."),
+            "I went to the store today."
+        );
         assert_eq!(join_pieces("Wait...", "then go."), "Wait... then go.");
         assert_eq!(join_pieces("Done.", ""), "Done.");
     }
@@ -352,7 +396,10 @@ mod tests {
     fn the_prompt_is_the_persons_own_then_the_committed_texts_end() {
         let mut stream = Stream::new(1);
         assert_eq!(stream.prompt(None), None);
-        assert_eq!(stream.prompt(Some("Kubernetes")).as_deref(), Some("Kubernetes"));
+        assert_eq!(
+            stream.prompt(Some("Kubernetes")).as_deref(),
+            Some("Kubernetes")
+        );
         stream.raw = " Good morning everyone.".into();
         assert_eq!(
             stream.prompt(Some("Kubernetes")).as_deref(),
@@ -360,7 +407,10 @@ mod tests {
         );
         stream.raw = "słowo ".repeat(400);
         let prompt = stream.prompt(None).expect("a prompt");
-        assert!(prompt.len() <= PROMPT_CHARS && prompt.starts_with("słowo"), "{prompt}");
+        assert!(
+            prompt.len() <= PROMPT_CHARS && prompt.starts_with("słowo"),
+            "{prompt}"
+        );
     }
 
     #[test]

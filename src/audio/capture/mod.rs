@@ -510,8 +510,8 @@ impl RecorderThread {
                 return;
             };
             let paused = super::pause::paused_after_new_speech(recording, self.paused_at, rate);
-            let stride = !paused
-                && super::pause::stride_after_new_speech(recording, self.paused_at, rate);
+            let stride =
+                !paused && super::pause::stride_after_new_speech(recording, self.paused_at, rate);
             (paused, stride)
         };
         if paused || stride {
