@@ -254,7 +254,7 @@ fn damage_at_cuts(reference: &str, text: &str, whole: &str, cuts: &[usize]) -> V
     damage
 }
 
-fn check(harness: &Harness, name: &str, audio: &[f32], reference: &str, id: u64) {
+fn check(harness: &Harness, name: &str, audio: &[f32], reference: &str, id: u64, pauses: bool) {
     let run = harness.stream(id, audio);
     let (whole, whole_engine) = harness.finish(id + 1000, audio.to_vec());
     let stream_wer = wer_percent(reference, &run.text);
@@ -275,9 +275,12 @@ fn check(harness: &Harness, name: &str, audio: &[f32], reference: &str, id: u64)
         run.text,
         whole
     );
+    // Only pauses commit (src/app/worker/commit.rs, RULES_IN_USE): speech without them
+    // may be transcribed at key-up.
     assert!(
-        !run.cuts.is_empty(),
-        "{name}: nothing was committed while it was spoken"
+        !pauses || run.cuts.len() >= 5,
+        "{name}: {} commits while it was spoken",
+        run.cuts.len()
     );
     let damage = damage_at_cuts(reference, &run.text, &whole, &run.cuts);
     assert!(
@@ -301,7 +304,7 @@ fn a_long_dictation_is_committed_as_it_is_spoken_with_the_words_of_the_whole() {
         let _ = harness.stream(9, short);
         return;
     }
-    check(&harness, "with pauses", &with_pauses, &reference, 1);
+    check(&harness, "with pauses", &with_pauses, &reference, 1, true);
 
     let dir = tempfile::tempdir().unwrap();
     let cut = without_pauses(&clip, &dir.path().join("no-pauses.wav"));
@@ -309,5 +312,5 @@ fn a_long_dictation_is_committed_as_it_is_spoken_with_the_words_of_the_whole() {
         cut.len() + 5 * RATE < with_pauses.len(),
         "sox removed the pauses"
     );
-    check(&harness, "pauses removed", &cut, &reference, 2);
+    check(&harness, "pauses removed", &cut, &reference, 2, false);
 }

@@ -169,7 +169,7 @@ impl Stream {
             segments,
             cut,
             rule,
-        } = commit::decide(&self.since_commit, &pass, audio)
+        } = commit::decide(&self.since_commit, &pass, audio).filter_by_rule(commit::RULES_IN_USE)
         {
             let part = part_of(&transcript, 0..segments);
             let level = Level::measure(&audio[..cut], SAMPLE_RATE as u32, &GateConfig::default());
