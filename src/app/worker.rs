@@ -489,6 +489,12 @@ impl WorkerThread {
         let Some(range) = stream.pass_range(samples.len()) else {
             return;
         };
+        if range.end < samples.len() && !commit::RULES_IN_USE.contains(&Rule::Forced) {
+            // More than one window since the last commit: this pass cannot end in a pause,
+            // so it could commit nothing; key-up transcribes it.
+            let (committed, tentative) = (stream.committed_text(), stream.tentative_text());
+            return self.progress(job.id, range.end, Duration::ZERO, committed, tentative);
+        }
         let audio = &samples[range.clone()];
         if loudest_frame(audio, SAMPLE_RATE) <= GateConfig::default().frame_rms {
             stream.skip_silence(&range);
