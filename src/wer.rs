@@ -72,8 +72,8 @@ pub fn align<T: PartialEq>(reference: &[T], hypothesis: &[T]) -> Vec<Edit> {
     for (i, row) in cost.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=m {
-        cost[0][j] = j;
+    for (j, cell) in cost[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=n {
         for j in 1..=m {

@@ -1,6 +1,7 @@
 //! A long dictation streamed through the app's worker with the real `base` model, without a
-//! desktop: the audio so far is sent whenever the recorder would send it (at every pause and
-//! every stride of speech, decided by the recorder's own `audio::pause` functions), each pass is
+//! desktop: the audio so far is sent whenever the recorder would send it (at every pause, and
+//! every stride of speech when the worker commits without pauses, decided by the recorder's own
+//! `audio::pause` functions), each pass is
 //! let finish as a worker that keeps up with the speaker would, and key-up sends the whole
 //! recording. The streamed text must have the words of the whole recording transcribed at once
 //! (WER within a point) and no word lost or said twice at any commit point; the figures (passes, commits, engine time at key-up and in all) are printed
@@ -16,7 +17,8 @@ use std::process::Command;
 use std::sync::mpsc;
 use std::time::Duration;
 use whisper_dictation::app::worker::{
-    params_from, Job, JobAudio, ModelRequest, Outcome, Worker, WorkerCommand, WorkerEvent,
+    commits_without_pauses, params_from, Job, JobAudio, ModelRequest, Outcome, Worker,
+    WorkerCommand, WorkerEvent,
 };
 use whisper_dictation::audio::pause;
 use whisper_dictation::audio::wav::read_wav_16k;
@@ -125,7 +127,9 @@ impl Harness {
         for end in (step..=audio.len()).step_by(step) {
             let so_far = &audio[..end];
             let paused = pause::paused_after_new_speech(so_far, since, RATE as u32);
-            let stride = !paused && pause::stride_after_new_speech(so_far, since, RATE as u32);
+            let stride = !paused
+                && commits_without_pauses()
+                && pause::stride_after_new_speech(so_far, since, RATE as u32);
             if !paused && !stride {
                 continue;
             }

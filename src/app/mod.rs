@@ -775,6 +775,7 @@ fn recorder_config(settings: &Settings) -> RecorderConfig {
     RecorderConfig {
         device: settings.input_device.clone(),
         keep_open: settings.keep_microphone_open,
+        strides: worker::commits_without_pauses(),
     }
 }
 

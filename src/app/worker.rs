@@ -55,6 +55,12 @@ pub mod stream;
 use commit::Rule;
 use stream::Stream;
 
+/// Whether a stretch of speech without a pause can be committed while it is spoken, so that
+/// the recorder's strides (the audio so far every few seconds of speech) are worth sending.
+pub fn commits_without_pauses() -> bool {
+    commit::RULES_IN_USE.contains(&Rule::Agreement)
+}
+
 const SAMPLE_RATE: u32 = 16_000;
 
 /// What the worker needs to (re)load the model.
@@ -304,7 +310,7 @@ impl WorkerThread {
                     (at_pause || !finished_with_more_speech(&head, queue))
                         && !stop.load(Ordering::Relaxed)
                 };
-                self.transcribe_early(job, head, &mut keep_going);
+                self.transcribe_early(job, &mut keep_going);
             }
         }
     }
@@ -446,7 +452,7 @@ impl WorkerThread {
         let JobAudio::Recorded(samples) = &job.audio else {
             return false;
         };
-        if !commit::RULES_IN_USE.contains(&Rule::Agreement) {
+        if !commits_without_pauses() {
             return true; // a stride's pass could commit nothing
         }
         let from = self
@@ -473,7 +479,7 @@ impl WorkerThread {
 
     /// A pass over the audio so far of a recording (see the module doc), unless `keep_going`
     /// stops it first.
-    fn transcribe_early(&mut self, job: Job, _head: Head, keep_going: &mut dyn FnMut() -> bool) {
+    fn transcribe_early(&mut self, job: Job, keep_going: &mut dyn FnMut() -> bool) {
         let JobAudio::Recorded(samples) = job.audio else {
             return;
         };

@@ -403,7 +403,7 @@ mod tests {
             ],
             false,
         );
-        match decide(&[first.clone()], &second, &audio) {
+        match decide(std::slice::from_ref(&first), &second, &audio) {
             Commit::Segments {
                 segments,
                 cut,
@@ -436,7 +436,10 @@ mod tests {
             ],
             false,
         );
-        assert_eq!(decide(&[first.clone()], &second, &audio), Commit::Nothing);
+        assert_eq!(
+            decide(std::slice::from_ref(&first), &second, &audio),
+            Commit::Nothing
+        );
         // The same words ending a second apart are not the same segment either.
         let moved = pass(
             0,
@@ -447,7 +450,10 @@ mod tests {
             ],
             false,
         );
-        assert_eq!(decide(&[first.clone()], &moved, &audio), Commit::Nothing);
+        assert_eq!(
+            decide(std::slice::from_ref(&first), &moved, &audio),
+            Commit::Nothing
+        );
         // Nor a pass from another start (the previous one committed in between).
         let elsewhere = pass(
             16_000,
@@ -456,7 +462,7 @@ mod tests {
             false,
         );
         assert_eq!(
-            decide(&[first.clone()], &elsewhere, &audio),
+            decide(std::slice::from_ref(&first), &elsewhere, &audio),
             Commit::Nothing
         );
     }
@@ -523,7 +529,10 @@ mod tests {
         let audio = speech_with_gaps(6.0, &[]);
         let first = pass(0, 5.0, &[("The report is done.", 0.0, 3.0)], false);
         let second = pass(0, 6.0, &[("The report is done.", 0.0, 3.0)], false);
-        assert_eq!(decide(&[first.clone()], &second, &audio), Commit::Nothing);
+        assert_eq!(
+            decide(std::slice::from_ref(&first), &second, &audio),
+            Commit::Nothing
+        );
     }
 
     #[test]

@@ -67,6 +67,10 @@ pub struct RecorderConfig {
     pub device: String,
     /// Keep the stream open between recordings (pre-roll) instead of opening it on each press.
     pub keep_open: bool,
+    /// Also send the audio so far every [`super::pause::STRIDE`] of speech without a pause:
+    /// only worth its cost (a copy and a resample of the whole recording each time) when the
+    /// transcriber can commit speech without pauses.
+    pub strides: bool,
 }
 
 #[derive(Debug)]
@@ -100,7 +104,8 @@ pub enum RecorderEvent {
     Level { id: u64, rms: f32 },
     /// The audio so far while the key is held, so that it is transcribed (and committed) while
     /// the person speaks (see [`super::pause`]): sent once per pause that follows new speech,
-    /// and every [`super::pause::STRIDE`] of speech without a pause.
+    /// and, when [`RecorderConfig::strides`] asks for it, every [`super::pause::STRIDE`] of
+    /// speech without a pause.
     Pause {
         id: u64,
         /// 16 kHz mono.
@@ -510,8 +515,9 @@ impl RecorderThread {
                 return;
             };
             let paused = super::pause::paused_after_new_speech(recording, self.paused_at, rate);
-            let stride =
-                !paused && super::pause::stride_after_new_speech(recording, self.paused_at, rate);
+            let stride = !paused
+                && self.config.strides
+                && super::pause::stride_after_new_speech(recording, self.paused_at, rate);
             (paused, stride)
         };
         if paused || stride {

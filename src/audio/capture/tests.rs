@@ -60,6 +60,7 @@ fn config(device: &str) -> RecorderConfig {
     RecorderConfig {
         device: device.into(),
         keep_open: true,
+        strides: false,
     }
 }
 
@@ -337,6 +338,7 @@ fn a_microphone_that_cannot_open_fails_the_start_with_nothing_to_follow() {
         RecorderConfig {
             device: "missing".into(),
             keep_open: false,
+            strides: false,
         },
         source.clone(),
         move |event| {
