@@ -12,6 +12,7 @@ pub mod audio;
 pub mod bundle;
 pub mod command_thread;
 pub mod device;
+pub mod history;
 pub mod i18n;
 pub mod inject;
 pub mod logging;

@@ -415,6 +415,13 @@ fn new_name() -> String {
     format!("rec-{millis:015}-{counter:06}.wav")
 }
 
+/// When the finished recording named `name` (`rec-<millis>-<counter>.wav`) was started, in
+/// unix milliseconds; `None` for any other name (a journal, a mark, another file). For the
+/// history's one-time import of the recordings made before it existed.
+pub fn finished_recording_millis(name: &str) -> Option<u64> {
+    parse_name(name).map(|(millis, _)| millis)
+}
+
 /// The (millis, counter) of a finished recording's file name; `None` for any other name.
 fn parse_name(name: &str) -> Option<(u64, u64)> {
     parse_stem(name.strip_suffix(FINISHED)?)
