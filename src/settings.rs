@@ -61,6 +61,16 @@ pub struct Settings {
     /// recording that failed, or gave no text, is kept for Retry all the same (and pruned as
     /// usual, `keep_recordings`).
     pub keep_delivered_recordings: bool,
+    /// Keep each delivered dictation in the history (its text, timings, model and device, and
+    /// the name of its recording) in `history.sqlite3` in the state folder: the menu's Privacy
+    /// ▸ Keep history. Off: nothing new is written there ("Forget everything…" empties it).
+    pub keep_history: bool,
+    /// Days a history entry's text is kept (0: for ever). Starred entries are kept.
+    pub history_text_days: u32,
+    /// Days a history entry keeps its recording (0: as long as the recordings folder keeps it,
+    /// `keep_recordings`); older ones keep their text and lose their audio. Starred entries are
+    /// kept.
+    pub history_audio_days: u32,
     /// How dictations of up to 30 s are encoded on the CPU: `fast` (only the audio's part of
     /// Whisper's 30 s window is computed, ~4x less encoder work, the same words on almost all
     /// audio) or `exact` (the whole window, as OpenAI's reference does). GPUs always encode
@@ -105,6 +115,9 @@ impl Default for Settings {
             prompt: String::new(),
             keep_recordings: 10,
             keep_delivered_recordings: true,
+            keep_history: true,
+            history_text_days: 0,
+            history_audio_days: 0,
             encoder: "fast".to_string(),
             overlay: true,
             overlay_position: "bottom".to_string(),

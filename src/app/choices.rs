@@ -89,6 +89,7 @@ impl App {
             }
             MenuAction::EditVocabulary => self.edit_vocabulary(),
             MenuAction::KeepRecordings => self.keep_recordings_clicked(),
+            MenuAction::KeepHistory => self.keep_history_clicked(),
             MenuAction::ForgetEverything => self.forget_clicked(),
             MenuAction::LaunchAtLogin => self.toggle_login_item(),
             MenuAction::Permissions => self.permissions_clicked(),
@@ -222,7 +223,8 @@ impl App {
     }
 
     /// Takes settings.json's prompt, vocabulary, replacements, spoken commands and fillers
-    /// setting as the file has them now; the other settings are the menu's and a hand edit of
+    /// setting, text logging and the history's retention as the file has them now (read before
+    /// the next dictation); the other settings are the menu's and a hand edit of
     /// them applies at the next start (the file keeps it: the menu writes only its own key). A
     /// damaged file keeps the current wording and says what is wrong (once per problem).
     fn read_edited_wording(&mut self) {
@@ -250,6 +252,7 @@ impl App {
             }
             None => self.settings_problem_said = None,
         }
+        self.history_retention_edited(&edited);
         self.settings.prompt = edited.prompt;
         self.settings.vocabulary = edited.vocabulary;
         self.settings.replacements = edited.replacements;

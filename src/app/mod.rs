@@ -23,9 +23,11 @@
 
 mod choices;
 mod delivery;
+mod events;
 mod first_run;
 pub mod hallucinations;
 pub mod heard;
+mod history_thread;
 pub mod log_folder;
 pub mod model_download;
 mod model_menu;
@@ -59,43 +61,28 @@ use crate::recordings::RecordingStore;
 use crate::settings::Settings;
 use crate::single_instance::{InstanceError, InstanceLock};
 use choices::{overlay_position, settings_modified};
+pub use events::AppEvent;
+use events::{forward_hotkeys, forward_menu, sender};
 use global_hotkey::hotkey::HotKey;
-use global_hotkey::{GlobalHotKeyEvent, GlobalHotKeyManager, HotKeyState};
-use model_download::DownloadEvent;
+use global_hotkey::{GlobalHotKeyManager, HotKeyState};
+use history_thread::HistoryThread;
 use notices::Notice;
 use notify::Notifier;
-use output::{Output, OutputEvent};
+use output::Output;
 use overlay::Overlay;
 use state::{Action, Activity, Config, Dictation, HotkeyMode, Input};
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::str::FromStr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tao::event::{Event, StartCause};
 use tao::event_loop::{ControlFlow, EventLoopBuilder, EventLoopProxy};
 use tao::platform::run_return::EventLoopExtRunReturn;
 use texts::{microphone_line, status_line, Status};
 use tray::{MenuAction, MenuModel, Tray};
-use tray_icon::menu::MenuEvent;
 use wording::Wording;
-use worker::{Job, JobAudio, Worker, WorkerCommand, WorkerEvent};
-
-/// Everything that reaches the event loop from elsewhere.
-#[derive(Debug)]
-pub enum AppEvent {
-    Hotkey(HotKeyState),
-    Menu(String),
-    Recorder(RecorderEvent),
-    Worker(WorkerEvent),
-    Output(OutputEvent),
-    /// A model download started from the menu.
-    Download(DownloadEvent),
-    /// Ctrl+C, SIGTERM (logout, shutdown) or SIGHUP.
-    Terminate,
-    /// A deadline the loop asked for has come ([`wakeup`]).
-    Wake,
-}
+use worker::{Job, JobAudio, Worker, WorkerCommand};
 
 /// Where the app keeps its files (the tests point them at a temporary folder).
 #[derive(Debug, Clone)]
@@ -184,6 +171,13 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
     crate::platform::prime_keyboard_events();
     let hotkey_down = output::HotkeyDown::default();
     let output = Output::spawn(hotkey_down.clone(), sender(&proxy, AppEvent::Output))?;
+    let history = HistoryThread::spawn(
+        paths.state_dir.join(history_thread::FILE_NAME),
+        paths.recordings_dir.clone(),
+        history_thread::retention(&settings),
+        settings.keep_history,
+        sender(&proxy, AppEvent::History),
+    )?;
 
     let mode = HotkeyMode::parse(&settings.hotkey_mode).unwrap_or(HotkeyMode::Hold);
     let max = Duration::from_secs(u64::from(settings.max_recording_secs.clamp(5, 3600)));
@@ -213,6 +207,7 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         recorder,
         worker,
         output,
+        history,
         hotkey_down,
         retry,
         recordings,
@@ -333,6 +328,7 @@ struct App {
     recorder: Recorder,
     worker: Worker,
     output: Output,
+    history: HistoryThread,
     /// The hotkey's state as the output thread sees it (a paste waits for its key-up).
     hotkey_down: output::HotkeyDown,
     /// The recording "Retry last recording" takes.
@@ -397,6 +393,7 @@ impl App {
             AppEvent::Worker(event) => self.worker_event(event),
             AppEvent::Output(event) => self.output_event(event),
             AppEvent::Download(event) => self.download_event(event),
+            AppEvent::History(event) => self.history_event(event),
             AppEvent::Wake => {
                 self.input(Input::Tick);
                 self.permissions_due(Instant::now());
@@ -699,6 +696,9 @@ impl App {
                     &self.settings.input_device,
                     pre_roll,
                 ));
+                if !self.recent.is_empty() {
+                    tray.set_recent(self.recent.make_contiguous());
+                }
                 self.tray = Some(tray);
                 self.show_model_menu();
                 tracing::info!("tray icon shown");
@@ -845,35 +845,6 @@ fn warn_if_system_shortcut(notifier: &Notifier, lang: UiLang, hotkey: &str) {
             },
         );
     }
-}
-
-/// An event sender for a thread: wraps its events into [`AppEvent`]s for the event loop.
-fn sender<E: Send + 'static>(
-    proxy: &EventLoopProxy<AppEvent>,
-    wrap: fn(E) -> AppEvent,
-) -> impl Fn(E) + Send + 'static {
-    let proxy = Mutex::new(proxy.clone());
-    move |event| {
-        let proxy = proxy.lock().unwrap_or_else(|p| p.into_inner());
-        // Fails only once the event loop has ended (the app is quitting).
-        let _ = proxy.send_event(wrap(event));
-    }
-}
-
-fn forward_hotkeys(proxy: EventLoopProxy<AppEvent>) {
-    let proxy = Mutex::new(proxy);
-    GlobalHotKeyEvent::set_event_handler(Some(move |event: GlobalHotKeyEvent| {
-        let proxy = proxy.lock().unwrap_or_else(|p| p.into_inner());
-        let _ = proxy.send_event(AppEvent::Hotkey(event.state()));
-    }));
-}
-
-fn forward_menu(proxy: EventLoopProxy<AppEvent>) {
-    let proxy = Mutex::new(proxy);
-    MenuEvent::set_event_handler(Some(move |event: MenuEvent| {
-        let proxy = proxy.lock().unwrap_or_else(|p| p.into_inner());
-        let _ = proxy.send_event(AppEvent::Menu(event.id().as_ref().to_string()));
-    }));
 }
 
 /// The launch-at-login file for this platform, pointing at this binary (the bundle's, from a

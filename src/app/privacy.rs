@@ -9,7 +9,7 @@
 //!   tray menu has no dialog; the item's label asks for it meanwhile, and a notification says
 //!   what will go), deletes every recording (finished, held for Retry, journals of earlier runs
 //!   waiting to be recovered) through [`crate::recordings::RecordingStore::forget`], empties
-//!   Recent transcripts, the recovered texts and the last delivered text the output thread
+//!   Recent transcripts and the history ([`super::history_thread`]), the recovered texts and the last delivered text the output thread
 //!   keeps for joining, and leaves Retry with nothing to take. Settings are kept. A dictation
 //!   being recorded or transcribed at that moment is not touched: it ends as usual.
 
@@ -206,6 +206,7 @@ impl App {
             tracing::warn!("{failure}");
         }
         self.recent.clear();
+        self.forget_history();
         if let Some(tray) = &self.tray {
             tray.set_recent(&[]);
         }

@@ -3,7 +3,8 @@
 //! gave no text is said; a failure (or a panic in the worker) is said with the recording kept;
 //! and at the end, whatever the outcome, the recording is marked finished (the one "Retry"
 //! takes; held from pruning when it was never transcribed), or deleted once its text was
-//! delivered when the person keeps no recordings ([`super::privacy`]). Recovered recordings of
+//! delivered when the person keeps no recordings ([`super::privacy`]). A delivered dictation
+//! goes to the history ([`super::history_thread`]). Recovered recordings of
 //! a previous run are handed to [`super::recovery`].
 
 use super::notices::Notice;
@@ -233,7 +234,9 @@ impl App {
                 self.overlay
                     .delivered(id, delivered.mode == OutputMode::Copy, Instant::now());
                 self.last_error = None;
-                self.finish_delivered(id);
+                let pasted_ms = stage.key_up.map(|_| ms(Some(delivered.at)) as i64);
+                let kept = self.finish_delivered(id);
+                self.remember_in_history(&text, pasted_ms, kept);
             }
             OutputEvent::Failed { id, message } => {
                 tracing::error!(?id, message, "output failed");
@@ -282,10 +285,11 @@ impl App {
 
     /// The dictation `id` has delivered its text: finished as by [`Self::finish`], and its
     /// recording then deleted unless the person keeps recordings (`privacy`).
-    fn finish_delivered(&mut self, id: u64) {
-        if let Some(kept) = self.end_dictation(id, true) {
-            self.delivered_recording(kept);
-        }
+    /// Returns where its recording is kept, `None` when it is not.
+    fn finish_delivered(&mut self, id: u64) -> Option<PathBuf> {
+        let kept = self.end_dictation(id, true)?;
+        self.delivered_recording(kept.clone());
+        kept.exists().then_some(kept)
     }
 
     /// The dictation `id` has ended without a transcription (failed, crashed): its recording

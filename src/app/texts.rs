@@ -42,6 +42,9 @@ pub struct Labels {
     /// delivered, for Retry. Unchecked, it is deleted then; one that failed or gave no text is
     /// kept for Retry all the same (`settings.keep_delivered_recordings`).
     pub keep_recordings: &'static str,
+    /// Privacy ▸ Keep history (checked by default): each delivered dictation is kept in the
+    /// history database (`settings.keep_history`).
+    pub keep_history: &'static str,
     /// Privacy ▸ Forget everything…: a first click arms it ([`Self::forget_confirm`]).
     pub forget: &'static str,
     /// The same item while it waits for the confirming click (same mnemonic).
@@ -82,6 +85,7 @@ pub fn labels(lang: UiLang) -> Labels {
             vocabulary: "Voc&abulary and replacements…",
             privacy: "Privac&y",
             keep_recordings: "&Keep recordings",
+            keep_history: "Keep &history",
             forget: "&Forget everything…",
             forget_confirm: "Click again to &forget everything",
             launch_at_login: "Launch at lo&gin",
@@ -117,6 +121,7 @@ pub fn labels(lang: UiLang) -> Labels {
             vocabulary: "Sł&ownictwo i zamiany…",
             privacy: "&Prywatność",
             keep_recordings: "&Przechowuj nagrania",
+            keep_history: "Zapisuj &historię",
             forget: "&Zapomnij wszystko…",
             forget_confirm: "Kliknij ponownie, aby &zapomnieć wszystko",
             launch_at_login: "Uruchamiaj przy lo&gowaniu",
@@ -426,9 +431,13 @@ mod tests {
             let mut seen: Vec<char> = outputs.iter().map(|t| mnemonic(t).expect(t)).collect();
             seen.dedup();
             assert_eq!(seen.len(), 3);
-            // Privacy: two items; the armed label keeps the item's mnemonic, so the same keys
+            // Privacy: three items; the armed label keeps the item's mnemonic, so the same keys
             // pick it the second time.
-            assert_ne!(mnemonic(l.keep_recordings), mnemonic(l.forget));
+            let privacy = [l.keep_recordings, l.keep_history, l.forget];
+            let mut seen: Vec<char> = privacy.iter().map(|t| mnemonic(t).expect(t)).collect();
+            seen.sort_unstable();
+            seen.dedup();
+            assert_eq!(seen.len(), 3, "{lang:?}: {privacy:?}");
             assert_eq!(mnemonic(l.forget), mnemonic(l.forget_confirm));
         }
         // The end-to-end test opens Output with "o" and picks Copy only with "c".

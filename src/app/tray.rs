@@ -52,6 +52,8 @@ pub enum MenuAction {
     EditVocabulary,
     /// Privacy ▸ Keep recordings (a toggle): keep a recording once its text is delivered.
     KeepRecordings,
+    /// Privacy ▸ Keep history (a toggle): keep each delivered dictation in the history.
+    KeepHistory,
     /// Privacy ▸ Forget everything… (a first click arms it, a second forgets).
     ForgetEverything,
     LaunchAtLogin,
@@ -81,6 +83,7 @@ impl MenuAction {
             MenuAction::OverlayPosition(p) => format!("overlay-position:{}", p.name()),
             MenuAction::EditVocabulary => "vocabulary".into(),
             MenuAction::KeepRecordings => "keep-recordings".into(),
+            MenuAction::KeepHistory => "keep-history".into(),
             MenuAction::ForgetEverything => "forget".into(),
             MenuAction::LaunchAtLogin => "login".into(),
             MenuAction::Permissions => "permissions".into(),
@@ -109,6 +112,7 @@ impl MenuAction {
             ("overlay-position", p) => MenuAction::OverlayPosition(Position::parse(p)?),
             ("vocabulary", "") => MenuAction::EditVocabulary,
             ("keep-recordings", "") => MenuAction::KeepRecordings,
+            ("keep-history", "") => MenuAction::KeepHistory,
             ("forget", "") => MenuAction::ForgetEverything,
             ("login", "") => MenuAction::LaunchAtLogin,
             ("permissions", "") => MenuAction::Permissions,
@@ -181,6 +185,8 @@ pub struct Tray {
     overlay_positions: Radio,
     /// Privacy ▸ Keep recordings.
     keep_recordings: CheckMenuItem,
+    /// Privacy ▸ Keep history.
+    keep_history: CheckMenuItem,
     /// Privacy ▸ Forget everything… (its label asks for the second click while armed).
     forget: MenuItem,
     login: CheckMenuItem,
@@ -355,8 +361,16 @@ impl Tray {
             model.settings.keep_delivered_recordings,
             None,
         );
+        let keep_history = CheckMenuItem::with_id(
+            MenuAction::KeepHistory.id(),
+            l.keep_history,
+            true,
+            model.settings.keep_history,
+            None,
+        );
         let forget = MenuItem::with_id(MenuAction::ForgetEverything.id(), l.forget, true, None);
         let _ = privacy_menu.append(&keep_recordings);
+        let _ = privacy_menu.append(&keep_history);
         let _ = privacy_menu.append(&PredefinedMenuItem::separator());
         let _ = privacy_menu.append(&forget);
         let login = CheckMenuItem::with_id(
@@ -432,6 +446,7 @@ impl Tray {
             overlay,
             overlay_positions,
             keep_recordings,
+            keep_history,
             forget,
             login,
             permissions,
@@ -463,6 +478,7 @@ impl Tray {
             .select(Position::parse(&settings.overlay_position).map_or("bottom", Position::name));
         self.keep_recordings
             .set_checked(settings.keep_delivered_recordings);
+        self.keep_history.set_checked(settings.keep_history);
     }
 
     /// "Forget everything…", or while it waits for its confirming click, the label asking for it.
@@ -647,6 +663,7 @@ mod tests {
             MenuAction::OverlayPosition(Position::Bottom),
             MenuAction::EditVocabulary,
             MenuAction::KeepRecordings,
+            MenuAction::KeepHistory,
             MenuAction::ForgetEverything,
             MenuAction::LaunchAtLogin,
             MenuAction::Permissions,

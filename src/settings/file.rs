@@ -38,10 +38,11 @@ pub enum SettingKey {
     Overlay,
     OverlayPosition,
     KeepRecordings,
+    KeepHistory,
 }
 
 impl SettingKey {
-    pub const ALL: [SettingKey; 11] = [
+    pub const ALL: [SettingKey; 12] = [
         SettingKey::Model,
         SettingKey::Language,
         SettingKey::Device,
@@ -53,6 +54,7 @@ impl SettingKey {
         SettingKey::Overlay,
         SettingKey::OverlayPosition,
         SettingKey::KeepRecordings,
+        SettingKey::KeepHistory,
     ];
 
     /// The key in settings.json (the field's name).
@@ -69,6 +71,7 @@ impl SettingKey {
             SettingKey::Overlay => "overlay",
             SettingKey::OverlayPosition => "overlay_position",
             SettingKey::KeepRecordings => "keep_delivered_recordings",
+            SettingKey::KeepHistory => "keep_history",
         }
     }
 
@@ -86,6 +89,7 @@ impl SettingKey {
             SettingKey::Overlay => Value::from(settings.overlay),
             SettingKey::OverlayPosition => Value::from(settings.overlay_position.as_str()),
             SettingKey::KeepRecordings => Value::from(settings.keep_delivered_recordings),
+            SettingKey::KeepHistory => Value::from(settings.keep_history),
         }
     }
 }

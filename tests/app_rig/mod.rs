@@ -254,3 +254,39 @@ pub fn pick_in_tray_menu(
     app.wait_for_log(logged, Duration::from_secs(10))
         .unwrap_or_else(|e| panic!("menu {submenu_key} ▸ the item of key {item_key}: {e}"))
 }
+
+/// Opens the tray menu and picks Recent transcripts ▸ its first entry by keyboard; returns
+/// whether the app copied a recent transcript (its menu log line came). The menu is closed
+/// either way.
+pub fn copy_first_recent(desktop: &Desktop, app: &mut AppProcess, out: &Path) -> bool {
+    let before = app.log().matches("CopyRecent").count();
+    let icon = desktop
+        .wait_for_tray_icon(
+            &out.join("idle.png"),
+            crate::rig::rgb("#1E88E5"),
+            40,
+            60,
+            Duration::from_secs(10),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    desktop
+        .open_tray_menu(
+            (icon.x, icon.y),
+            &out.join("menu.png"),
+            Duration::from_secs(10),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    desktop.key("t").unwrap_or_else(|e| panic!("{e}"));
+    thread::sleep(Duration::from_millis(300));
+    desktop
+        .screenshot(&out.join("recent.png"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    desktop.key("Return").unwrap_or_else(|e| panic!("{e}"));
+    thread::sleep(Duration::from_millis(1500));
+    // A disabled entry leaves the menu open: close it (harmless when it is closed).
+    for _ in 0..2 {
+        desktop.key("Escape").unwrap_or_else(|e| panic!("{e}"));
+        thread::sleep(Duration::from_millis(200));
+    }
+    app.log().matches("CopyRecent").count() > before
+}

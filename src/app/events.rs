@@ -1,0 +1,59 @@
+//! How events reach the app's event loop: every helper thread's events, the hotkey's and the
+//! menu's, wrapped into one [`AppEvent`] and sent through the loop's proxy.
+
+use super::history_thread::HistoryEvent;
+use super::model_download::DownloadEvent;
+use super::output::OutputEvent;
+use super::worker::WorkerEvent;
+use crate::audio::capture::RecorderEvent;
+use global_hotkey::{GlobalHotKeyEvent, HotKeyState};
+use std::sync::Mutex;
+use tao::event_loop::EventLoopProxy;
+use tray_icon::menu::MenuEvent;
+
+/// Everything that reaches the event loop from elsewhere.
+#[derive(Debug)]
+pub enum AppEvent {
+    Hotkey(HotKeyState),
+    Menu(String),
+    Recorder(RecorderEvent),
+    Worker(WorkerEvent),
+    Output(OutputEvent),
+    /// A model download started from the menu.
+    Download(DownloadEvent),
+    /// The history database's thread ([`super::history_thread`]).
+    History(HistoryEvent),
+    /// Ctrl+C, SIGTERM (logout, shutdown) or SIGHUP.
+    Terminate,
+    /// A deadline the loop asked for has come ([`super::wakeup`]).
+    Wake,
+}
+
+/// An event sender for a thread: wraps its events into [`AppEvent`]s for the event loop.
+pub(super) fn sender<E: Send + 'static>(
+    proxy: &EventLoopProxy<AppEvent>,
+    wrap: fn(E) -> AppEvent,
+) -> impl Fn(E) + Send + 'static {
+    let proxy = Mutex::new(proxy.clone());
+    move |event| {
+        let proxy = proxy.lock().unwrap_or_else(|p| p.into_inner());
+        // Fails only once the event loop has ended (the app is quitting).
+        let _ = proxy.send_event(wrap(event));
+    }
+}
+
+pub(super) fn forward_hotkeys(proxy: EventLoopProxy<AppEvent>) {
+    let proxy = Mutex::new(proxy);
+    GlobalHotKeyEvent::set_event_handler(Some(move |event: GlobalHotKeyEvent| {
+        let proxy = proxy.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = proxy.send_event(AppEvent::Hotkey(event.state()));
+    }));
+}
+
+pub(super) fn forward_menu(proxy: EventLoopProxy<AppEvent>) {
+    let proxy = Mutex::new(proxy);
+    MenuEvent::set_event_handler(Some(move |event: MenuEvent| {
+        let proxy = proxy.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = proxy.send_event(AppEvent::Menu(event.id().as_ref().to_string()));
+    }));
+}
