@@ -42,6 +42,7 @@ pub mod texts;
 pub mod tray;
 pub mod verdict;
 mod wakeup;
+pub mod window;
 pub mod wording;
 pub mod worker;
 
@@ -95,6 +96,8 @@ pub enum AppEvent {
     Terminate,
     /// A deadline the loop asked for has come ([`wakeup`]).
     Wake,
+    /// The History window asks the app for something ([`window`]).
+    Window(window::WindowRequest),
 }
 
 /// Where the app keeps its files (the tests point them at a temporary folder).
@@ -236,6 +239,7 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         forget: privacy::ForgetConfirm::default(),
         failed_model: None,
         suggested_model: crate::models::suggest_default(&crate::models::Machine::detect()),
+        history_window: window::HistoryWindow::default(),
     };
     app.load_model();
     app.suggest_model_once();
@@ -251,10 +255,14 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
             }
             Event::UserEvent(event) => app.handle(event),
             Event::RedrawRequested(window) => app.overlay.redraw(window),
+            Event::WindowEvent {
+                window_id, event, ..
+            } => app.history_window.window_event(window_id, &event),
             _ => {}
         }
         app.overlay.tick(Instant::now());
         app.overlay.sync(target);
+        app.history_window.sync(target);
         let deadline = [
             app.dictation.next_deadline(),
             app.next_permission_check,
@@ -372,6 +380,8 @@ struct App {
     failed_model: Option<String>,
     /// The catalogue model for this machine (`models::suggest_default`).
     suggested_model: &'static str,
+    /// The History window (nothing of it exists while it is closed).
+    history_window: window::HistoryWindow,
 }
 
 impl App {
@@ -397,6 +407,7 @@ impl App {
             AppEvent::Worker(event) => self.worker_event(event),
             AppEvent::Output(event) => self.output_event(event),
             AppEvent::Download(event) => self.download_event(event),
+            AppEvent::Window(request) => self.window_request(request),
             AppEvent::Wake => {
                 self.input(Input::Tick);
                 self.permissions_due(Instant::now());
