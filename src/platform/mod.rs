@@ -16,7 +16,7 @@ pub use focus::{Focus, FocusProbe};
 pub use input::{clipboard_change_count, prime_keyboard_events, symbolic_hotkeys_plist};
 pub use notifications::{set_notification_sender, show_notification};
 pub use power::{performance_cores, UserActivity};
-pub use webview::build_webview;
+pub use webview::{build_webview, WEBVIEW_INCOGNITO};
 
 /// Whether this is macOS, for the few portable decisions that differ there (key names shown as
 /// ⌃⌥⌘, template icons).

@@ -3,6 +3,14 @@
 //! menu bar), on macOS (WKWebView) as the window's content view (`WebViewBuilder::build`,
 //! which sets a parent view filling the content view and makes the webview first responder).
 
+/// Whether the window's webview is made incognito (nothing of it kept on disk). On macOS yes
+/// (WKWebView's non-persistent data store, made per webview). On Linux no: wry ignores the
+/// given `WebContext` for an incognito webview and makes an ephemeral WebKit context per
+/// webview, and each of those left a WebKitNetworkProcess running after its window closed
+/// (tests/desktop_history_window.rs counted one more per open); the app's one shared context
+/// keeps it to one.
+pub const WEBVIEW_INCOGNITO: bool = cfg!(not(target_os = "linux"));
+
 /// Builds `builder`'s webview into `window`.
 ///
 /// # Errors

@@ -29,7 +29,7 @@ use tao::dpi::LogicalSize;
 use tao::event::WindowEvent;
 use tao::event_loop::EventLoopWindowTarget;
 use tao::window::{Window, WindowBuilder, WindowId};
-use wry::{NewWindowResponse, WebView, WebViewBuilder};
+use wry::{NewWindowResponse, WebContext, WebView, WebViewBuilder};
 
 pub use app_side::WindowRequest;
 
@@ -59,6 +59,10 @@ pub struct HistoryWindow {
     /// A menu click waiting for the event loop's next turn, with when it came.
     requested: Option<(Instant, WindowContext)>,
     open: Option<Open>,
+    /// The webview's context, made at the first open and kept for the app's run: on Linux the
+    /// WebKit context owns the `app://` handler and the one network process WebKit keeps (see
+    /// `platform::WEBVIEW_INCOGNITO`); a GObject, no thread or timer of the app's.
+    web_context: Option<WebContext>,
 }
 
 /// An open window. Fields drop in order: the webview before its window.
@@ -90,7 +94,10 @@ impl HistoryWindow {
             open.window.set_focus();
             return;
         }
-        match open(target, clicked, context) {
+        let web_context = self
+            .web_context
+            .get_or_insert_with(|| WebContext::new(None));
+        match open(target, web_context, clicked, context) {
             Ok(open) => {
                 tracing::info!(
                     after_click_ms = clicked.elapsed().as_millis() as u64,
@@ -152,6 +159,9 @@ impl Session {
                 detail: detail.clone(),
             }),
         };
+        if let Some(reply) = &reply {
+            log_reply(reply);
+        }
         if let (Some(reply), Some(webview)) = (reply, self.webview.upgrade()) {
             if let Err(e) = webview.evaluate_script(&ipc::reply_script(&reply)) {
                 tracing::warn!("history window: cannot answer the page: {e}");
@@ -160,8 +170,26 @@ impl Session {
     }
 }
 
+/// One line per answer, without the person's words (the search query and the texts stay out
+/// of the log).
+fn log_reply(reply: &ipc::Reply) {
+    match reply {
+        ipc::Reply::Entries { entries, .. } => {
+            tracing::info!(results = entries.len(), "history window: list shown");
+        }
+        ipc::Reply::Copied { id } => tracing::info!(id, "history window: text copied"),
+        ipc::Reply::Starred { id, starred } => {
+            tracing::info!(id, starred, "history window: star set");
+        }
+        ipc::Reply::Deleted { id } => tracing::info!(id, "history window: entry deleted"),
+        ipc::Reply::Missing { id } => tracing::info!(id, "history window: no such entry"),
+        ipc::Reply::Failed { detail } => tracing::warn!("history window: {detail}"),
+    }
+}
+
 fn open<T: 'static>(
     target: &EventLoopWindowTarget<T>,
+    web_context: &mut WebContext,
     clicked: Instant,
     context: WindowContext,
 ) -> Result<Open, WindowError> {
@@ -189,14 +217,19 @@ fn open<T: 'static>(
         painted: false,
         webview: Weak::new(),
     }));
-    let lang = context.lang;
     let from_page = Rc::clone(&session);
-    let builder = WebViewBuilder::new()
-        .with_incognito(true)
-        .with_devtools(false)
-        .with_custom_protocol(protocol::SCHEME.into(), move |_id, request| {
-            protocol::response(protocol::asset(request.uri().path(), lang))
-        })
+    // Registered once per context where the context holds it (Linux), per webview elsewhere.
+    let protocol_registered = web_context.is_custom_protocol_registered(protocol::SCHEME);
+    let mut builder = WebViewBuilder::new_with_web_context(web_context)
+        .with_incognito(crate::platform::WEBVIEW_INCOGNITO)
+        .with_devtools(false);
+    if !protocol_registered {
+        // The page's language is in its path (`/pl/index.html`): the handler outlives one open.
+        builder = builder.with_custom_protocol(protocol::SCHEME.into(), |_id, request| {
+            protocol::response(protocol::asset(request.uri().path()))
+        });
+    }
+    let builder = builder
         .with_ipc_handler(move |request| {
             let url = request.uri().to_string();
             match from_page.try_borrow_mut() {
@@ -218,7 +251,7 @@ fn open<T: 'static>(
         })
         .with_download_started_handler(|_url, _path| false)
         .with_drag_drop_handler(|_| true)
-        .with_url(protocol::START_URL);
+        .with_url(protocol::start_url(context.lang));
     let webview = Rc::new(crate::platform::build_webview(builder, &window)?);
     session.borrow_mut().webview = Rc::downgrade(&webview);
     Ok(Open { webview, window })

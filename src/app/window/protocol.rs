@@ -8,8 +8,6 @@ use std::borrow::Cow;
 
 /// The custom protocol's scheme.
 pub const SCHEME: &str = "app";
-/// The page the window opens.
-pub const START_URL: &str = "app://localhost/index.html";
 /// The origin every page and asset comes from (WebKitGTK and WKWebView both use
 /// `<scheme>://<host>` for a custom protocol).
 const ORIGIN: &str = "app://localhost/";
@@ -44,27 +42,37 @@ pub struct Asset {
     pub body: Cow<'static, [u8]>,
 }
 
-/// What the protocol answers for `path` (the URL's path) in the UI language `lang`.
-pub fn asset(path: &str, lang: UiLang) -> Asset {
+/// The page the window opens, in the UI language `lang`: `app://localhost/<lang>/index.html`
+/// (its style sheet and scripts are relative to it, so they come in the same language).
+pub fn start_url(lang: UiLang) -> String {
+    format!("{ORIGIN}{}/index.html", super::texts::labels(lang).lang)
+}
+
+/// What the protocol answers for `path`, the URL's path: `/<lang>/<file>`.
+pub fn asset(path: &str) -> Asset {
+    let (lang, file) = match path.strip_prefix("/pl/") {
+        Some(file) => (UiLang::Pl, file),
+        None => (UiLang::En, path.strip_prefix("/en/").unwrap_or("")),
+    };
     let found = |content_type, body: Cow<'static, [u8]>| Asset {
         status: 200,
         content_type,
         body,
     };
-    match path {
-        "/" | "/index.html" => found(
+    match file {
+        "index.html" => found(
             "text/html; charset=utf-8",
             Cow::Owned(index_html(lang).into_bytes()),
         ),
-        "/style.css" => found(
+        "style.css" => found(
             "text/css; charset=utf-8",
             Cow::Borrowed(STYLE_CSS.as_bytes()),
         ),
-        "/app.js" => found(
+        "app.js" => found(
             "text/javascript; charset=utf-8",
             Cow::Borrowed(APP_JS.as_bytes()),
         ),
-        "/labels.js" => found(
+        "labels.js" => found(
             "text/javascript; charset=utf-8",
             Cow::Owned(super::texts::labels_script(lang).into_bytes()),
         ),
@@ -104,23 +112,32 @@ mod tests {
 
     #[test]
     fn serves_the_bundled_ui_and_nothing_else() {
-        for path in ["/", "/index.html", "/style.css", "/app.js", "/labels.js"] {
-            assert_eq!(asset(path, UiLang::En).status, 200, "{path}");
+        for lang in ["en", "pl"] {
+            for file in ["index.html", "style.css", "app.js", "labels.js"] {
+                let path = format!("/{lang}/{file}");
+                assert_eq!(asset(&path).status, 200, "{path}");
+            }
         }
         for path in [
-            "/../Cargo.toml",
-            "/etc/passwd",
-            "/index.htm",
+            "/",
+            "/index.html",
+            "/en/../Cargo.toml",
+            "/pl/../../etc/passwd",
+            "/de/index.html",
+            "/en/index.htm",
             "",
-            "/app.js?x",
+            "/en/app.js?x",
+            "/en/",
         ] {
-            assert_eq!(asset(path, UiLang::En).status, 404, "{path}");
+            assert_eq!(asset(path).status, 404, "{path}");
         }
+        assert_eq!(start_url(UiLang::Pl), "app://localhost/pl/index.html");
+        assert!(is_own_url(&start_url(UiLang::En)));
     }
 
     #[test]
     fn the_page_has_its_language_and_the_policy_and_no_inline_script() {
-        let page = String::from_utf8(asset("/", UiLang::Pl).body.into_owned()).unwrap();
+        let page = String::from_utf8(asset("/pl/index.html").body.into_owned()).unwrap();
         assert!(page.contains(r#"<html lang="pl">"#), "{page}");
         assert!(page.contains("<title>Historia</title>"), "{page}");
         assert!(page.contains(CSP));
@@ -129,7 +146,7 @@ mod tests {
         for (at, _) in page.match_indices("<script") {
             let tag = &page[at..at + page[at..].find('>').unwrap()];
             assert!(
-                tag.contains(r#"src="app://localhost/"#) || tag.contains(r#"src="/"#),
+                tag.contains(r#"src="labels.js""#) || tag.contains(r#"src="app.js""#),
                 "{tag}"
             );
         }
