@@ -79,9 +79,8 @@ build_packages=(pkg-config zlib1g-dev unzip ca-certificates
 # which builds the long dictation clips of tests/desktop_long_dictation.rs.
 test_packages=(shellcheck sox flite)
 # A virtual desktop for tests/desktop.rs and the headless demonstration (tests/rig/mod.rs).
-# webkit2gtk-driver: WebKitWebDriver, to drive the History window's page in tests.
 desktop_packages=(xvfb openbox trayer dunst xdotool xclip zenity imagemagick x11-utils
-  x11-xserver-utils pulseaudio pulseaudio-utils libasound2-plugins dbus webkit2gtk-driver)
+  x11-xserver-utils pulseaudio pulseaudio-utils libasound2-plugins dbus)
 
 install_debian_packages() {
   local wanted=("$@")

@@ -214,8 +214,8 @@ fn last_results(app: &AppProcess) -> Option<String> {
     let log = app.log();
     let last = log
         .lines()
-        .filter(|l| l.contains("history window: list shown"))
-        .last()?;
+        .rev()
+        .find(|l| l.contains("history window: list shown"))?;
     log_field(last, "results")
 }
 
