@@ -358,5 +358,10 @@ fn history_window_lists_searches_copies_and_closes() {
         left_again.len() <= left.len(),
         "{left:?} then {left_again:?}"
     );
+    // WebKit's own files went to the state folder, not under the home folder.
+    assert!(
+        state.join("webview").is_dir(),
+        "no webview folder in the state folder"
+    );
     app.stop().unwrap_or_else(|e| panic!("{e}"));
 }

@@ -20,6 +20,7 @@ impl App {
             database: self.paths.state_dir.join(crate::history::FILE_NAME),
             recordings: self.recordings.clone(),
             lang: self.lang,
+            webview_data: self.paths.state_dir.join("webview"),
             copy: Box::new(move |text| {
                 let _ = proxy.send_event(AppEvent::Window(WindowRequest::Copy(text)));
             }),

@@ -40,6 +40,10 @@ pub struct WindowContext {
     /// The recordings' owner, which deletes an entry's recording.
     pub recordings: RecordingStore,
     pub lang: UiLang,
+    /// Where WebKitGTK keeps the webview's own files (an HSTS list, salts, an empty cache; no
+    /// text of the history): `<state>/webview`, instead of WebKit's default under the home
+    /// folder. Unused on macOS, where the webview is incognito.
+    pub webview_data: PathBuf,
     /// Puts a text on the clipboard (the app's output thread).
     pub copy: Box<dyn FnMut(String)>,
 }
@@ -94,9 +98,10 @@ impl HistoryWindow {
             open.window.set_focus();
             return;
         }
+        let data = context.webview_data.clone();
         let web_context = self
             .web_context
-            .get_or_insert_with(|| WebContext::new(None));
+            .get_or_insert_with(|| WebContext::new(Some(data)));
         match open(target, web_context, clicked, context) {
             Ok(open) => {
                 tracing::info!(
