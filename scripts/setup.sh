@@ -69,9 +69,11 @@ fi
 # ---------------------------------------------------------------- system packages
 # What the build needs: the tray app links GTK 3 (menus), ALSA (microphone), D-Bus
 # (notifications) and libxdo; libayatana-appindicator3-1 is loaded at run time for the tray icon.
+# WebKitGTK 4.1 (libwebkit2gtk-4.1-dev, which brings libsoup 3 and JavaScriptCore) is the
+# History window's web view (wry).
 build_packages=(pkg-config zlib1g-dev unzip ca-certificates
   libgtk-3-dev libasound2-dev libdbus-1-dev libxdo-dev
-  libayatana-appindicator3-dev libayatana-appindicator3-1)
+  libayatana-appindicator3-dev libayatana-appindicator3-1 libwebkit2gtk-4.1-dev)
 # What tests/workflows.rs needs besides actionlint (below): shellcheck, which actionlint runs on
 # the workflows' `run:` scripts when it is on PATH. sox and flite: scripts/make-long-clips.sh,
 # which builds the long dictation clips of tests/desktop_long_dictation.rs.

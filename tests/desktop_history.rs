@@ -22,8 +22,8 @@ mod app_rig;
 mod rig;
 
 use app_rig::{
-    clip, clip_text, copy_first_recent, fresh_desktop, hold_hotkey_while_playing,
-    pick_in_tray_menu, start_app, wait_ready, write_settings, TRANSCRIBE_TIMEOUT,
+    clip, clip_text, copy_first_recent, dictate_copied, fresh_desktop, pick_in_tray_menu,
+    start_app, wait_ready, write_settings,
 };
 use rig::{AppProcess, Desktop};
 use std::fs;
@@ -42,16 +42,22 @@ const PRIVACY: &str = "y";
 
 /// One held dictation of [`CLIP`] (copy only), waited for until its text is on the clipboard.
 fn dictate(desktop: &Desktop, app: &mut AppProcess) -> String {
-    hold_hotkey_while_playing(desktop, app, &clip(CLIP), Duration::ZERO);
-    app.wait_for_log("dictation done", TRANSCRIBE_TIMEOUT)
-        .unwrap_or_else(|e| panic!("{e}"));
-    thread::sleep(Duration::from_millis(300));
-    desktop.clipboard().unwrap_or_else(|e| panic!("{e}"))
+    dictate_copied(desktop, app, CLIP)
 }
 
 fn stop(mut app: AppProcess) {
     app.stop()
         .unwrap_or_else(|e| panic!("stopping the app: {e}"));
+}
+
+/// The app's last "dictation done" line (empty when there is none).
+fn last_done(app: &AppProcess) -> String {
+    app.log()
+        .lines()
+        .rev()
+        .find(|l| l.contains("dictation done"))
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// The app's "history open" line: written at start, before or after "app ready".
@@ -95,13 +101,7 @@ fn dictations_are_kept_searched_and_outlive_a_restart_and_a_damaged_database() {
     );
     let copied = dictate(&desktop, &mut app);
     println!("dictated: {copied:?}");
-    let first_done = app
-        .log()
-        .lines()
-        .rev()
-        .find(|l| l.contains("dictation done"))
-        .unwrap_or_default()
-        .to_string();
+    let first_done = last_done(&app);
     assert!(
         rig::word_recall(&clip_text(CLIP), &copied) >= 0.6,
         "{copied:?}"
@@ -169,13 +169,7 @@ fn dictations_are_kept_searched_and_outlive_a_restart_and_a_damaged_database() {
     );
     assert_eq!(settings(&state)["keep_history"], false);
     let unkept = dictate(&desktop, &mut app);
-    let done = app
-        .log()
-        .lines()
-        .rev()
-        .find(|l| l.contains("dictation done"))
-        .unwrap_or_default()
-        .to_string();
+    let done = last_done(&app);
     println!(
         "key-up → pasted (ms): with history {with_history:?}, without {:?}",
         rig::log_field(&done, "key_up_to_pasted_ms")

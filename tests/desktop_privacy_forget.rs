@@ -20,8 +20,8 @@ mod app_rig;
 mod rig;
 
 use app_rig::{
-    clip, clip_text, copy_first_recent, fresh_desktop, hold_hotkey_while_playing,
-    pick_in_tray_menu, start_app, wait_ready, write_settings, TRANSCRIBE_TIMEOUT,
+    clip, clip_text, copy_first_recent, dictate_copied, fresh_desktop, pick_in_tray_menu,
+    start_app, wait_ready, write_settings,
 };
 use rig::{AppProcess, Desktop};
 use std::fs;
@@ -81,11 +81,7 @@ fn recordings(state: &Path) -> Vec<PathBuf> {
 
 /// One held dictation of [`CLIP`] (copy only), waited for until its text is on the clipboard.
 fn dictate(desktop: &Desktop, app: &mut AppProcess) -> String {
-    hold_hotkey_while_playing(desktop, app, &clip(CLIP), Duration::ZERO);
-    app.wait_for_log("dictation done", TRANSCRIBE_TIMEOUT)
-        .unwrap_or_else(|e| panic!("{e}"));
-    thread::sleep(Duration::from_millis(300));
-    desktop.clipboard().unwrap_or_else(|e| panic!("{e}"))
+    dictate_copied(desktop, app, CLIP)
 }
 
 #[test]

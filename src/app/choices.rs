@@ -29,6 +29,7 @@ impl App {
                 }
             }
             MenuAction::Retry => self.input(Input::Retry),
+            MenuAction::OpenHistory => self.open_history_window(),
             MenuAction::Model(name) => {
                 self.settings.model = name;
                 self.save_choice(SettingKey::Model);

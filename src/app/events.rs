@@ -27,6 +27,8 @@ pub enum AppEvent {
     Terminate,
     /// A deadline the loop asked for has come ([`super::wakeup`]).
     Wake,
+    /// The History window asks the app for something ([`super::window`]).
+    Window(super::window::WindowRequest),
 }
 
 /// An event sender for a thread: wraps its events into [`AppEvent`]s for the event loop.

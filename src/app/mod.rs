@@ -44,6 +44,7 @@ pub mod texts;
 pub mod tray;
 pub mod verdict;
 mod wakeup;
+pub mod window;
 pub mod wording;
 pub mod worker;
 
@@ -231,6 +232,7 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         forget: privacy::ForgetConfirm::default(),
         failed_model: None,
         suggested_model: crate::models::suggest_default(&crate::models::Machine::detect()),
+        history_window: window::HistoryWindow::default(),
     };
     app.load_model();
     app.suggest_model_once();
@@ -246,10 +248,14 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
             }
             Event::UserEvent(event) => app.handle(event),
             Event::RedrawRequested(window) => app.overlay.redraw(window),
+            Event::WindowEvent {
+                window_id, event, ..
+            } => app.history_window.window_event(window_id, &event),
             _ => {}
         }
         app.overlay.tick(Instant::now());
         app.overlay.sync(target);
+        app.history_window.sync(target);
         let deadline = [
             app.dictation.next_deadline(),
             app.next_permission_check,
@@ -368,6 +374,8 @@ struct App {
     failed_model: Option<String>,
     /// The catalogue model for this machine (`models::suggest_default`).
     suggested_model: &'static str,
+    /// The History window (nothing of it exists while it is closed).
+    history_window: window::HistoryWindow,
 }
 
 impl App {
@@ -394,6 +402,7 @@ impl App {
             AppEvent::Output(event) => self.output_event(event),
             AppEvent::Download(event) => self.download_event(event),
             AppEvent::History(event) => self.history_event(event),
+            AppEvent::Window(request) => self.window_request(request),
             AppEvent::Wake => {
                 self.input(Input::Tick);
                 self.permissions_due(Instant::now());

@@ -13,6 +13,8 @@ pub struct Labels {
     pub recent: &'static str,
     pub recent_none: &'static str,
     pub retry: &'static str,
+    /// Opens the History window.
+    pub history: &'static str,
     pub model: &'static str,
     pub language: &'static str,
     pub lang_auto: &'static str,
@@ -60,6 +62,7 @@ pub fn labels(lang: UiLang) -> Labels {
             recent: "Recent &transcripts",
             recent_none: "(nothing dictated yet)",
             retry: "&Retry last recording",
+            history: "Hi&story…",
             model: "&Model",
             language: "&Language",
             lang_auto: "&Auto-detect",
@@ -96,6 +99,7 @@ pub fn labels(lang: UiLang) -> Labels {
             recent: "Ostatnie &transkrypcje",
             recent_none: "(jeszcze nic nie podyktowano)",
             retry: "Ponów ostatnie &nagranie",
+            history: "&Historia…",
             model: "&Model",
             language: "&Język",
             lang_auto: "&Wykrywaj automatycznie",
@@ -407,6 +411,7 @@ mod tests {
             let top = [
                 l.recent,
                 l.retry,
+                l.history,
                 l.model,
                 l.language,
                 l.device,
@@ -443,6 +448,9 @@ mod tests {
         // The end-to-end test opens Output with "o" and picks Copy only with "c".
         assert_eq!(mnemonic(labels(UiLang::En).output), Some('o'));
         assert_eq!(mnemonic(labels(UiLang::En).output_copy), Some('c'));
+        // tests/desktop_history_window.rs opens History with "s" (English).
+        assert_eq!(mnemonic(labels(UiLang::En).history), Some('s'));
+        assert_eq!(mnemonic(labels(UiLang::Pl).history), Some('h'));
     }
 
     #[test]

@@ -26,6 +26,8 @@ pub const RECENT: usize = 5;
 pub enum MenuAction {
     CopyRecent(usize),
     Retry,
+    /// Open the History window (or bring it to the front).
+    OpenHistory,
     Model(String),
     /// A catalogue model to download (a first click arms it, a second starts it).
     DownloadModel(String),
@@ -68,6 +70,7 @@ impl MenuAction {
         match self {
             MenuAction::CopyRecent(i) => format!("recent:{i}"),
             MenuAction::Retry => "retry".into(),
+            MenuAction::OpenHistory => "history".into(),
             MenuAction::Model(m) => format!("model:{m}"),
             MenuAction::DownloadModel(m) => format!("download:{m}"),
             MenuAction::RedownloadModel(m) => format!("redownload:{m}"),
@@ -97,6 +100,7 @@ impl MenuAction {
         Some(match (kind, value) {
             ("recent", i) => MenuAction::CopyRecent(i.parse().ok()?),
             ("retry", "") => MenuAction::Retry,
+            ("history", "") => MenuAction::OpenHistory,
             ("model", m) if !m.is_empty() => MenuAction::Model(m.to_string()),
             ("download", m) if !m.is_empty() => MenuAction::DownloadModel(m.to_string()),
             ("redownload", m) if !m.is_empty() => MenuAction::RedownloadModel(m.to_string()),
@@ -218,6 +222,7 @@ impl Tray {
         let microphone = MenuItem::new("…", false, None);
         let recent = Submenu::with_id("recent", l.recent, true);
         let retry = MenuItem::with_id("retry", l.retry, false, None);
+        let history = MenuItem::with_id(MenuAction::OpenHistory.id(), l.history, true, None);
 
         let model_menu = Submenu::new(l.model, true);
 
@@ -382,12 +387,13 @@ impl Tray {
         );
         let logs = MenuItem::with_id(MenuAction::OpenLogs.id(), l.open_logs, true, None);
         let quit = MenuItem::with_id(MenuAction::Quit.id(), l.quit, true, None);
-        let items: [&dyn IsMenuItem; 20] = [
+        let items: [&dyn IsMenuItem; 21] = [
             &status,
             &microphone,
             &PredefinedMenuItem::separator(),
             &recent,
             &retry,
+            &history,
             &PredefinedMenuItem::separator(),
             &model_menu,
             &language_menu,
@@ -645,6 +651,7 @@ mod tests {
         let actions = [
             MenuAction::CopyRecent(3),
             MenuAction::Retry,
+            MenuAction::OpenHistory,
             MenuAction::Model("large-v3-turbo".into()),
             MenuAction::DownloadModel("small".into()),
             MenuAction::RedownloadModel("base".into()),

@@ -8,6 +8,7 @@ mod focus;
 mod input;
 mod notifications;
 mod power;
+mod webview;
 
 pub use clipboard::set_clipboard_text;
 pub use file_modes::{dir_builder_mode, mode_of, open_options_mode, set_mode};
@@ -15,6 +16,7 @@ pub use focus::{Focus, FocusProbe};
 pub use input::{clipboard_change_count, prime_keyboard_events, symbolic_hotkeys_plist};
 pub use notifications::{set_notification_sender, show_notification};
 pub use power::{performance_cores, UserActivity};
+pub use webview::{build_webview, WEBVIEW_INCOGNITO};
 
 /// Whether this is macOS, for the few portable decisions that differ there (key names shown as
 /// ⌃⌥⌘, template icons).

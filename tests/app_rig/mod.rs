@@ -232,22 +232,7 @@ pub fn pick_in_tray_menu(
     (submenu_key, item_key): (&str, &str),
     logged: &str,
 ) -> String {
-    let icon = desktop
-        .wait_for_tray_icon(
-            &out.join("idle.png"),
-            crate::rig::rgb("#1E88E5"),
-            40,
-            60,
-            Duration::from_secs(10),
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
-    desktop
-        .open_tray_menu(
-            (icon.x, icon.y),
-            &out.join("menu.png"),
-            Duration::from_secs(10),
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+    open_menu(desktop, out);
     desktop.key(submenu_key).unwrap_or_else(|e| panic!("{e}"));
     thread::sleep(Duration::from_millis(300));
     desktop.key(item_key).unwrap_or_else(|e| panic!("{e}"));
@@ -260,22 +245,7 @@ pub fn pick_in_tray_menu(
 /// either way.
 pub fn copy_first_recent(desktop: &Desktop, app: &mut AppProcess, out: &Path) -> bool {
     let before = app.log().matches("CopyRecent").count();
-    let icon = desktop
-        .wait_for_tray_icon(
-            &out.join("idle.png"),
-            crate::rig::rgb("#1E88E5"),
-            40,
-            60,
-            Duration::from_secs(10),
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
-    desktop
-        .open_tray_menu(
-            (icon.x, icon.y),
-            &out.join("menu.png"),
-            Duration::from_secs(10),
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+    open_menu(desktop, out);
     desktop.key("t").unwrap_or_else(|e| panic!("{e}"));
     thread::sleep(Duration::from_millis(300));
     desktop
@@ -289,4 +259,34 @@ pub fn copy_first_recent(desktop: &Desktop, app: &mut AppProcess, out: &Path) ->
         thread::sleep(Duration::from_millis(200));
     }
     app.log().matches("CopyRecent").count() > before
+}
+
+/// Waits for the tray icon (idle) and opens its menu; screenshots of both go to `out`.
+pub fn open_menu(desktop: &Desktop, out: &Path) {
+    let icon = desktop
+        .wait_for_tray_icon(
+            &out.join("idle.png"),
+            crate::rig::rgb("#1E88E5"),
+            40,
+            60,
+            Duration::from_secs(10),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    desktop
+        .open_tray_menu(
+            (icon.x, icon.y),
+            &out.join("menu.png"),
+            Duration::from_secs(10),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// One held dictation of `clip_name` in copy-only mode, waited for until its text is on the
+/// clipboard; returns that text.
+pub fn dictate_copied(desktop: &Desktop, app: &mut AppProcess, clip_name: &str) -> String {
+    hold_hotkey_while_playing(desktop, app, &clip(clip_name), Duration::ZERO);
+    app.wait_for_log("dictation done", TRANSCRIBE_TIMEOUT)
+        .unwrap_or_else(|e| panic!("{e}"));
+    thread::sleep(Duration::from_millis(300));
+    desktop.clipboard().unwrap_or_else(|e| panic!("{e}"))
 }

@@ -1,0 +1,197 @@
+//! The History window's IPC: the only messages its page may send
+//! (`window.ipc.postMessage(JSON)`), parsed into [`Command`], and what the app answers
+//! ([`Reply`]), sent back as one call of the page's `window.app.reply(…)`. [`dispatch`] is a
+//! pure function over the history database, the recordings folder and a clipboard callback, so
+//! every command is tested without a window. Any message that is not exactly one of the
+//! commands is refused ([`IpcError`]) and logged by the caller; the page gets nothing back.
+
+use crate::history::{Entry, History, HistoryError};
+use crate::recordings::RecordingStore;
+use std::path::Path;
+
+/// How many entries one list shows (the newest of the search's matches).
+pub const LIST_LIMIT: usize = 200;
+
+/// A message from the page. `{"cmd":"search","query":"zolw"}` and so on; unknown fields or
+/// commands are refused.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(tag = "cmd", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Command {
+    /// The page has loaded: send it its labels and the newest entries.
+    Hello,
+    /// The page's first frame with the entries is on screen (for the open-time log line).
+    Painted,
+    /// The entries whose text has every word of `query` (case and diacritics folded); an
+    /// empty query lists the newest.
+    Search {
+        query: String,
+    },
+    /// Put the entry's delivered text on the clipboard.
+    Copy {
+        id: i64,
+    },
+    Star {
+        id: i64,
+        starred: bool,
+    },
+    /// Delete the entry and its recording (when no other entry uses it).
+    Delete {
+        id: i64,
+    },
+}
+
+/// Why a message was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum IpcError {
+    #[error(
+        "the history window sent a message that is not one of its commands ({len} bytes): {source}"
+    )]
+    NotACommand {
+        len: usize,
+        #[source]
+        source: serde_json::Error,
+    },
+    #[error("the history window sent a message from a page that is not its own: {url}")]
+    ForeignPage { url: String },
+}
+
+/// Parses one message from the page at `url`; only the window's own page (`app://`) may send.
+pub fn parse(url: &str, body: &str) -> Result<Command, IpcError> {
+    if !super::protocol::is_own_url(url) {
+        return Err(IpcError::ForeignPage {
+            url: url.chars().take(200).collect(),
+        });
+    }
+    let not_a_command = |source| IpcError::NotACommand {
+        len: body.len(),
+        source,
+    };
+    // An object only: serde would also take `["search", "x"]` for an internally tagged enum.
+    let value: serde_json::Value = serde_json::from_str(body).map_err(not_a_command)?;
+    if !value.is_object() {
+        return Err(not_a_command(serde::de::Error::custom("not a JSON object")));
+    }
+    serde_json::from_value(value).map_err(not_a_command)
+}
+
+/// What the app answers.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Reply {
+    /// The entries matching `query` (echoed, so the page drops answers to older queries).
+    Entries {
+        query: String,
+        entries: Vec<Entry>,
+    },
+    Copied {
+        id: i64,
+    },
+    Starred {
+        id: i64,
+        starred: bool,
+    },
+    Deleted {
+        id: i64,
+    },
+    /// The entry is gone (deleted meanwhile, e.g. by "Forget everything").
+    Missing {
+        id: i64,
+    },
+    /// The database could not do it; `detail` names the file and SQLite's reason.
+    Failed {
+        detail: String,
+    },
+}
+
+/// What the app does with the clipboard (the output thread's copy in the app, a vector in tests).
+pub trait Clipboard {
+    fn copy(&mut self, text: String);
+}
+
+impl<F: FnMut(String)> Clipboard for F {
+    fn copy(&mut self, text: String) {
+        self(text)
+    }
+}
+
+/// Runs one command. `Hello` and `Painted` are the window's own business ([`super`]): here
+/// they list the newest entries and do nothing, respectively.
+pub fn dispatch(
+    history: &mut History,
+    recordings: &RecordingStore,
+    clipboard: &mut dyn Clipboard,
+    command: Command,
+) -> Option<Reply> {
+    let reply = match command {
+        Command::Painted => return None,
+        Command::Hello => list(history, ""),
+        Command::Search { query } => list(history, &query),
+        Command::Copy { id } => match history.get(id) {
+            Ok(Some(entry)) => {
+                clipboard.copy(entry.text);
+                Ok(Reply::Copied { id })
+            }
+            Ok(None) => Ok(Reply::Missing { id }),
+            Err(e) => Err(e),
+        },
+        Command::Star { id, starred } => history.set_starred(id, starred).map(|found| {
+            if found {
+                Reply::Starred { id, starred }
+            } else {
+                Reply::Missing { id }
+            }
+        }),
+        Command::Delete { id } => delete(history, recordings, id),
+    };
+    Some(reply.unwrap_or_else(|e| Reply::Failed {
+        detail: e.to_string(),
+    }))
+}
+
+fn list(history: &History, query: &str) -> Result<Reply, HistoryError> {
+    history
+        .search(query, LIST_LIMIT)
+        .map(|entries| Reply::Entries {
+            query: query.to_string(),
+            entries,
+        })
+}
+
+fn delete(
+    history: &mut History,
+    recordings: &RecordingStore,
+    id: i64,
+) -> Result<Reply, HistoryError> {
+    if history.get(id)?.is_none() {
+        return Ok(Reply::Missing { id });
+    }
+    if let Some(name) = history.delete(id)? {
+        discard_recording(recordings, &name);
+    }
+    Ok(Reply::Deleted { id })
+}
+
+/// Deletes the recording the history released, through the recordings' owner: only a finished
+/// recording directly inside its folder (a name with a path in it, or a journal, is refused
+/// and logged). The entry is deleted either way: its text is what the person asked to remove.
+fn discard_recording(recordings: &RecordingStore, name: &str) {
+    let path = recordings.dir().join(Path::new(name));
+    match recordings.discard(&path) {
+        Ok(()) => tracing::info!(name, "history window: recording deleted with its entry"),
+        Err(e) => tracing::warn!("history window: recording not deleted: {e}"),
+    }
+}
+
+/// The script that hands `reply` to the page: `window.app.reply(<JSON>)`. JSON is a JavaScript
+/// expression; U+2028 and U+2029, which a dictation can contain, are escaped as well so the
+/// script parses on engines older than ES2019.
+pub fn reply_script(reply: &Reply) -> String {
+    let json = serde_json::to_string(reply).unwrap_or_else(|_| "null".into());
+    let json = json
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029");
+    format!("window.app.reply({json})")
+}
+
+#[cfg(test)]
+mod tests;

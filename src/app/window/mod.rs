@@ -1,0 +1,263 @@
+//! The History window: one tao window with the system webview (wry: WebKitGTK on Linux,
+//! WKWebView on macOS) showing the dictation history, opened from the menu's "History…".
+//!
+//! This module owns the window, its webview and the window's own connection to the history
+//! database (`history.sqlite3` in the state folder; WAL lets it sit beside the app's history
+//! thread, which is not involved). Their life: closed (nothing exists: no webview, no web
+//! process, no connection, no timer, no thread) → requested by the menu
+//! ([`HistoryWindow::request`]) → open, at the next turn of the event loop
+//! ([`HistoryWindow::sync`]; a second "History…" only brings it to the front) → closed when the
+//! person closes it ([`HistoryWindow::window_event`]): the webview is dropped, then the window;
+//! the connection and the IPC handler go with the webview.
+//!
+//! The page is bundled in the binary and served through `app://` ([`protocol`]); the page
+//! may only send the commands of [`ipc`], answered by one script call each. Words: [`texts`].
+
+mod app_side;
+pub mod ipc;
+pub mod protocol;
+pub mod texts;
+
+use crate::history::History;
+use crate::i18n::UiLang;
+use crate::recordings::RecordingStore;
+use std::cell::RefCell;
+use std::path::PathBuf;
+use std::rc::{Rc, Weak};
+use std::time::Instant;
+use tao::dpi::LogicalSize;
+use tao::event::WindowEvent;
+use tao::event_loop::EventLoopWindowTarget;
+use tao::window::{Window, WindowBuilder, WindowId};
+use wry::{NewWindowResponse, WebContext, WebView, WebViewBuilder};
+
+pub use app_side::WindowRequest;
+
+/// What the window needs from the app when it opens.
+pub struct WindowContext {
+    /// The history database (`<state>/history.sqlite3`).
+    pub database: PathBuf,
+    /// The recordings' owner, which deletes an entry's recording.
+    pub recordings: RecordingStore,
+    pub lang: UiLang,
+    /// Where WebKitGTK keeps the webview's own files (an HSTS list, salts, an empty cache; no
+    /// text of the history): `<state>/webview`, instead of WebKit's default under the home
+    /// folder. Unused on macOS, where the webview is incognito.
+    pub webview_data: PathBuf,
+    /// Puts a text on the clipboard (the app's output thread).
+    pub copy: Box<dyn FnMut(String)>,
+}
+
+/// Why the window could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum WindowError {
+    #[error("cannot create the history window: {0}")]
+    Window(String),
+    #[error("cannot create the history window's web view: {0}")]
+    WebView(#[from] wry::Error),
+}
+
+/// The History window; see the module doc for its life.
+#[derive(Default)]
+pub struct HistoryWindow {
+    /// A menu click waiting for the event loop's next turn, with when it came.
+    requested: Option<(Instant, WindowContext)>,
+    open: Option<Open>,
+    /// The webview's context, made at the first open and kept for the app's run: on Linux the
+    /// WebKit context owns the `app://` handler and the one network process WebKit keeps (see
+    /// `platform::WEBVIEW_INCOGNITO`); a GObject, no thread or timer of the app's.
+    web_context: Option<WebContext>,
+}
+
+/// An open window. Fields drop in order: the webview before its window.
+struct Open {
+    webview: Rc<WebView>,
+    window: Window,
+}
+
+impl HistoryWindow {
+    /// The menu's "History…": the window opens (or comes to the front) at the next
+    /// [`Self::sync`].
+    pub fn request(&mut self, context: WindowContext) {
+        self.requested = Some((Instant::now(), context));
+    }
+
+    /// Whether the window is open.
+    pub fn is_open(&self) -> bool {
+        self.open.is_some()
+    }
+
+    /// Opens a requested window. Called at every turn of the event loop (a window can only
+    /// be created with its target).
+    pub fn sync<T: 'static>(&mut self, target: &EventLoopWindowTarget<T>) {
+        let Some((clicked, context)) = self.requested.take() else {
+            return;
+        };
+        if let Some(open) = &self.open {
+            open.window.set_visible(true);
+            open.window.set_focus();
+            return;
+        }
+        let data = context.webview_data.clone();
+        let web_context = self
+            .web_context
+            .get_or_insert_with(|| WebContext::new(Some(data)));
+        match open(target, web_context, clicked, context) {
+            Ok(open) => {
+                tracing::info!(
+                    after_click_ms = clicked.elapsed().as_millis() as u64,
+                    "history window created"
+                );
+                self.open = Some(open);
+            }
+            Err(e) => tracing::warn!("{e}"),
+        }
+    }
+
+    /// A window event; closing this window drops it and everything it holds.
+    pub fn window_event(&mut self, id: WindowId, event: &WindowEvent) {
+        let ours = self.open.as_ref().is_some_and(|o| o.window.id() == id);
+        if ours && matches!(event, WindowEvent::CloseRequested | WindowEvent::Destroyed) {
+            self.close();
+        }
+    }
+
+    /// Closes the window (nothing of it stays alive).
+    pub fn close(&mut self) {
+        if let Some(open) = self.open.take() {
+            let Open { webview, window } = open;
+            drop(webview);
+            drop(window);
+            tracing::info!("history window closed");
+        }
+    }
+}
+
+/// What the IPC handler holds while the window is open: the database connection and the
+/// recordings' owner. Dropped with the webview.
+struct Session {
+    history: Result<History, String>,
+    recordings: RecordingStore,
+    copy: Box<dyn FnMut(String)>,
+    clicked: Instant,
+    painted: bool,
+    webview: Weak<WebView>,
+}
+
+impl Session {
+    /// Handles one message from the page and sends the reply, if any.
+    fn message(&mut self, url: &str, body: &str) {
+        let command = match ipc::parse(url, body) {
+            Ok(command) => command,
+            Err(e) => return tracing::warn!("{e}"),
+        };
+        if command == ipc::Command::Painted && !self.painted {
+            self.painted = true;
+            tracing::info!(
+                after_click_ms = self.clicked.elapsed().as_millis() as u64,
+                "history window painted"
+            );
+        }
+        let reply = match &mut self.history {
+            Ok(history) => ipc::dispatch(history, &self.recordings, &mut self.copy, command),
+            Err(detail) => (command != ipc::Command::Painted).then(|| ipc::Reply::Failed {
+                detail: detail.clone(),
+            }),
+        };
+        if let Some(reply) = &reply {
+            log_reply(reply);
+        }
+        if let (Some(reply), Some(webview)) = (reply, self.webview.upgrade()) {
+            if let Err(e) = webview.evaluate_script(&ipc::reply_script(&reply)) {
+                tracing::warn!("history window: cannot answer the page: {e}");
+            }
+        }
+    }
+}
+
+/// One line per answer, without the person's words (the search query and the texts stay out
+/// of the log).
+fn log_reply(reply: &ipc::Reply) {
+    match reply {
+        ipc::Reply::Entries { entries, .. } => {
+            tracing::info!(results = entries.len(), "history window: list shown");
+        }
+        ipc::Reply::Copied { id } => tracing::info!(id, "history window: text copied"),
+        ipc::Reply::Starred { id, starred } => {
+            tracing::info!(id, starred, "history window: star set");
+        }
+        ipc::Reply::Deleted { id } => tracing::info!(id, "history window: entry deleted"),
+        ipc::Reply::Missing { id } => tracing::info!(id, "history window: no such entry"),
+        ipc::Reply::Failed { detail } => tracing::warn!("history window: {detail}"),
+    }
+}
+
+fn open<T: 'static>(
+    target: &EventLoopWindowTarget<T>,
+    web_context: &mut WebContext,
+    clicked: Instant,
+    context: WindowContext,
+) -> Result<Open, WindowError> {
+    let labels = texts::labels(context.lang);
+    let window = WindowBuilder::new()
+        .with_title(labels.title)
+        .with_inner_size(LogicalSize::new(760.0, 600.0))
+        .with_min_inner_size(LogicalSize::new(420.0, 320.0))
+        .build(target)
+        .map_err(|e| WindowError::Window(e.to_string()))?;
+    let history = History::open(&context.database)
+        .map(|(history, opened)| {
+            tracing::info!(?opened, "history window: database open");
+            history
+        })
+        .map_err(|e| e.to_string());
+    if let Err(e) = &history {
+        tracing::warn!("history window: {e}");
+    }
+    let session = Rc::new(RefCell::new(Session {
+        history,
+        recordings: context.recordings,
+        copy: context.copy,
+        clicked,
+        painted: false,
+        webview: Weak::new(),
+    }));
+    let from_page = Rc::clone(&session);
+    // Registered once per context where the context holds it (Linux), per webview elsewhere.
+    let protocol_registered = web_context.is_custom_protocol_registered(protocol::SCHEME);
+    let mut builder = WebViewBuilder::new_with_web_context(web_context)
+        .with_incognito(crate::platform::WEBVIEW_INCOGNITO)
+        .with_devtools(false);
+    if !protocol_registered {
+        // The page's language is in its path (`/pl/index.html`): the handler outlives one open.
+        builder = builder.with_custom_protocol(protocol::SCHEME.into(), |_id, request| {
+            protocol::response(protocol::asset(request.uri().path()))
+        });
+    }
+    let builder = builder
+        .with_ipc_handler(move |request| {
+            let url = request.uri().to_string();
+            match from_page.try_borrow_mut() {
+                Ok(mut session) => session.message(&url, request.body()),
+                // Only if a reply re-entered the handler; the page asks again on its next input.
+                Err(_) => tracing::warn!("history window: a message arrived while one was handled"),
+            }
+        })
+        .with_navigation_handler(|url| {
+            let allowed = protocol::may_navigate(&url);
+            if !allowed {
+                tracing::warn!(url = %url.chars().take(200).collect::<String>(), "history window: navigation refused");
+            }
+            allowed
+        })
+        .with_new_window_req_handler(|url, _features| {
+            tracing::warn!(url = %url.chars().take(200).collect::<String>(), "history window: new window refused");
+            NewWindowResponse::Deny
+        })
+        .with_download_started_handler(|_url, _path| false)
+        .with_drag_drop_handler(|_| true)
+        .with_url(protocol::start_url(context.lang));
+    let webview = Rc::new(crate::platform::build_webview(builder, &window)?);
+    session.borrow_mut().webview = Rc::downgrade(&webview);
+    Ok(Open { webview, window })
+}

@@ -1,0 +1,353 @@
+//! The History window of the real app on a real (virtual) X11 desktop (issue 28): with a
+//! history database filled before the start, the tray menu's "History…" (picked by keyboard)
+//! opens a window whose WebKitGTK page lists the entries; the test
+//!
+//! - measures the menu click → first paint (the page's first `requestAnimationFrame` with the
+//!   entries, told over the IPC) from the app's log, and then how long until a screenshot shows
+//!   it, and prints both;
+//! - takes the screenshot `docs/history.png` of the window once its pixels are the page's (its
+//!   light background, dark text), not an empty window;
+//! - types a diacritic-free search ("zolw") and sees the list narrowed to the one entry
+//!   "Żółw…" (the app logs the number of results, never the query);
+//! - copies that entry with the keyboard (Tab to its Copy button) and finds its text on the
+//!   clipboard (the app's output thread put it there);
+//! - closes the window (Alt+F4 through openbox) and sees the web content process gone; opens
+//!   and closes it again and sees no WebKit process piling up (WebKitGTK keeps its one network
+//!   process once started), with the app's resident size before, after and after again
+//!   printed.
+//!
+//! Needs the desktop tools (`scripts/setup.sh --test`), WebKitGTK 4.1 and the `base` model;
+//! run under `flock /tmp/desktop.lock`. Logs and screenshots in
+//! `target/desktop-history-window/`.
+
+// Linux only: an X11 desktop (Xvfb, xdotool, xclip, openbox); on macOS this file is empty.
+#![cfg(target_os = "linux")]
+
+mod app_rig;
+mod rig;
+
+use app_rig::{
+    fresh_desktop, open_menu, resident_mb, start_app, wait_for_clipboard, wait_ready,
+    write_settings,
+};
+use rig::{log_field, AppProcess, Desktop, Image};
+use std::fs;
+use std::path::Path;
+use std::thread;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use whisper_dictation::history::{History, NewEntry};
+
+/// The English menu's mnemonic of "Hi&story…".
+const HISTORY_KEY: &str = "s";
+const TITLE: &str = "History";
+const TURTLE: &str = "Żółw idzie powoli przez ogród, a kot patrzy z okna.";
+
+fn fill_history(state: &Path) {
+    fs::create_dir_all(state).unwrap();
+    let (mut history, _) = History::open(&state.join("history.sqlite3")).unwrap();
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let minute = 60_000;
+    let entries = [
+        (300, TURTLE, "pl", "small", "cpu", 612),
+        (
+            240,
+            "Please remind me to call the dentist tomorrow morning at nine.",
+            "en",
+            "base",
+            "cpu",
+            388,
+        ),
+        (
+            180,
+            "Spotkanie przesunięte na czwartek, godzina piętnasta trzydzieści.",
+            "pl",
+            "medium",
+            "cuda",
+            941,
+        ),
+        (
+            60,
+            "Send the quarterly report to Anna before Friday.",
+            "en",
+            "small.en",
+            "mps",
+            274,
+        ),
+        (
+            5,
+            "Zażółć gęślą jaźń — to zdanie ma wszystkie polskie litery.",
+            "pl",
+            "small",
+            "cpu",
+            530,
+        ),
+    ];
+    for (ago, text, language, model, device, pasted) in entries {
+        history
+            .add(&NewEntry {
+                at_ms: now - ago * minute,
+                text: text.into(),
+                raw_text: text.into(),
+                recording: None,
+                duration_ms: 3_400,
+                language: Some(language.into()),
+                model: model.into(),
+                device: device.into(),
+                device_reason: None,
+                key_up_to_pasted_ms: Some(pasted),
+                app: None,
+            })
+            .unwrap();
+    }
+}
+
+/// The window titled `title`: its X id and client rectangle (x, y, width, height) on screen
+/// (`xwininfo`'s absolute position: `xdotool getwindowgeometry` is off by openbox's frame).
+fn find_window(desktop: &Desktop, title: &str) -> (String, (u32, u32, u32, u32)) {
+    let mut search = desktop.command("xdotool");
+    search.args([
+        "search",
+        "--sync",
+        "--onlyvisible",
+        "--name",
+        &format!("^{title}$"),
+    ]);
+    let ids = rig::run_ok(search, "xdotool search", Duration::from_secs(10))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let id = ids.lines().next().expect("a window id").trim().to_string();
+    let mut info = desktop.command("xwininfo");
+    info.args(["-id", &id]);
+    let text =
+        rig::run_ok(info, "xwininfo", Duration::from_secs(10)).unwrap_or_else(|e| panic!("{e}"));
+    let field = |name: &str| -> u32 {
+        text.lines()
+            .find_map(|l| l.trim().strip_prefix(name))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{name} in {text}"))
+    };
+    let area = (
+        field("Absolute upper-left X:"),
+        field("Absolute upper-left Y:"),
+        field("Width:"),
+        field("Height:"),
+    );
+    (id, area)
+}
+
+/// Pixels of `image`: (light, dark) counts; light is the page's background, dark its text.
+fn light_and_dark(image: &Image) -> (u64, u64) {
+    let (mut light, mut dark) = (0u64, 0u64);
+    for y in 0..image.height {
+        for x in 0..image.width {
+            let [r, g, b] = image.pixel(x, y);
+            let sum = u32::from(r) + u32::from(g) + u32::from(b);
+            if sum > 700 {
+                light += 1;
+            } else if sum < 200 {
+                dark += 1;
+            }
+        }
+    }
+    (light, dark)
+}
+
+/// Takes screenshots of `area` into `shot` until it shows the page (mostly light, with text);
+/// returns how long that took.
+fn wait_for_page_on_screen(desktop: &Desktop, area: (u32, u32, u32, u32), shot: &Path) -> Duration {
+    let started = Instant::now();
+    let total = u64::from(area.2) * u64::from(area.3);
+    loop {
+        desktop
+            .screenshot_region(shot, area)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let image = Image::read(shot).unwrap_or_else(|e| panic!("{e}"));
+        let (light, dark) = light_and_dark(&image);
+        if light * 2 > total && dark > 500 {
+            println!(
+                "{}: {}x{}, {light} light and {dark} dark of {total} pixels",
+                shot.display(),
+                image.width,
+                image.height
+            );
+            return started.elapsed();
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "the window never showed the page: {light} light, {dark} dark of {total} pixels in {}",
+            shot.display()
+        );
+        thread::sleep(Duration::from_millis(150));
+    }
+}
+
+/// Opens History… from the tray menu by its mnemonic; returns the app's click → first paint.
+fn open_history(desktop: &Desktop, app: &mut AppProcess, out: &Path) -> u64 {
+    open_menu(desktop, out);
+    desktop.key(HISTORY_KEY).unwrap_or_else(|e| panic!("{e}"));
+    let painted = app
+        .wait_for_log("history window painted", Duration::from_secs(20))
+        .unwrap_or_else(|e| panic!("{e}"));
+    log_field(&painted, "after_click_ms")
+        .and_then(|v| v.parse().ok())
+        .expect(&painted)
+}
+
+/// The number of results of the last list the window showed (from the app's log).
+fn last_results(app: &AppProcess) -> Option<String> {
+    let log = app.log();
+    let last = log
+        .lines()
+        .rev()
+        .find(|l| l.contains("history window: list shown"))?;
+    log_field(last, "results")
+}
+
+/// Closes the window with Alt+F4 (openbox asks it to close) and waits until the web view's
+/// content processes are gone; returns the WebKit processes left (WebKit keeps one network
+/// process per app once one was started).
+fn close_history(desktop: &Desktop, app: &mut AppProcess) -> Vec<String> {
+    desktop.key("alt+F4").unwrap_or_else(|e| panic!("{e}"));
+    app.wait_for_log("history window closed", Duration::from_secs(10))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut left = webkit_children(app.pid());
+    for _ in 0..50 {
+        if !left.iter().any(|name| name.starts_with("WebKitWebProc")) {
+            break;
+        }
+        thread::sleep(Duration::from_millis(100));
+        left = webkit_children(app.pid());
+    }
+    left
+}
+
+/// The app's child processes whose name starts with "WebKit" (the web view's processes).
+fn webkit_children(pid: u32) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(stat) = fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid …
+        let (Some(open), Some(close)) = (stat.find('('), stat.rfind(')')) else {
+            continue;
+        };
+        let comm = &stat[open + 1..close];
+        let ppid = stat[close + 1..]
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse::<u32>().ok());
+        if ppid == Some(pid) && comm.starts_with("WebKit") {
+            found.push(comm.to_string());
+        }
+    }
+    found
+}
+
+#[test]
+fn history_window_lists_searches_copies_and_closes() {
+    let (desktop, out, state) = fresh_desktop("desktop-history-window");
+    write_settings(&state, "copy", "en");
+    fill_history(&state);
+    let mut app = start_app(&desktop, &state, &[]);
+    wait_ready(&mut app);
+    let rss_before = resident_mb(app.pid());
+    assert!(
+        webkit_children(app.pid()).is_empty(),
+        "a web view before the window was opened"
+    );
+
+    let open_ms = open_history(&desktop, &mut app, &out);
+    let (id, area) = find_window(&desktop, TITLE);
+    let shot = out.join("history.png");
+    let on_screen = wait_for_page_on_screen(&desktop, area, &shot);
+    println!(
+        "history window: menu click → first paint {open_ms} ms (the page's first animation frame); \
+         on screen within {} ms after that (screenshots every 150 ms)",
+        on_screen.as_millis()
+    );
+    assert_eq!(last_results(&app).as_deref(), Some("5"));
+    assert!(
+        !webkit_children(app.pid()).is_empty(),
+        "no WebKit process while the window is open"
+    );
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/history.png");
+    fs::copy(&shot, &docs).unwrap_or_else(|e| panic!("{}: {e}", docs.display()));
+
+    // A search without diacritics finds the Polish entry.
+    let mut activate = desktop.command("xdotool");
+    activate.args(["windowactivate", "--sync", &id]);
+    rig::run_ok(activate, "xdotool windowactivate", Duration::from_secs(10))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut typing = desktop.command("xdotool");
+    typing.args(["type", "--delay", "80", "zolw"]);
+    rig::run_ok(typing, "xdotool type", Duration::from_secs(10)).unwrap_or_else(|e| panic!("{e}"));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while last_results(&app).as_deref() != Some("1") && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(
+        last_results(&app).as_deref(),
+        Some("1"),
+        "the search 'zolw' did not narrow the list to one entry:\n{}",
+        rig::tail(app.log_path(), 20)
+    );
+    thread::sleep(Duration::from_millis(300));
+    desktop
+        .screenshot_region(&out.join("search.png"), area)
+        .unwrap_or_else(|e| panic!("{e}"));
+    // Search box → the entry's star → its Copy button.
+    desktop.key("Tab").unwrap_or_else(|e| panic!("{e}"));
+    desktop.key("Tab").unwrap_or_else(|e| panic!("{e}"));
+    desktop.key("Return").unwrap_or_else(|e| panic!("{e}"));
+    app.wait_for_log("history window: text copied", Duration::from_secs(10))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        wait_for_clipboard(&desktop, TURTLE, Duration::from_secs(5)),
+        TURTLE
+    );
+
+    // Closed: the window, its web view and its content process are gone.
+    let left = close_history(&desktop, &mut app);
+    thread::sleep(Duration::from_secs(1));
+    let rss_closed = resident_mb(app.pid());
+    println!("WebKit processes left after closing: {left:?}");
+    assert!(
+        !left.iter().any(|name| name.starts_with("WebKitWebProc")),
+        "the web content process outlived the window: {left:?}"
+    );
+
+    // Opened and closed again: nothing piles up.
+    let reopen_ms = open_history(&desktop, &mut app, &out);
+    println!("history window, second open: menu click → first paint {reopen_ms} ms");
+    assert_eq!(
+        last_results(&app).as_deref(),
+        Some("5"),
+        "a new page starts with no query"
+    );
+    let left_again = close_history(&desktop, &mut app);
+    thread::sleep(Duration::from_secs(1));
+    let rss_closed_again = resident_mb(app.pid());
+    println!(
+        "resident size: {rss_before} MB before opening, {rss_closed} MB after closing, \
+         {rss_closed_again} MB after opening and closing again; WebKit processes left: {left_again:?}"
+    );
+    assert!(
+        !left_again
+            .iter()
+            .any(|name| name.starts_with("WebKitWebProc")),
+        "{left_again:?}"
+    );
+    assert!(
+        left_again.len() <= left.len(),
+        "{left:?} then {left_again:?}"
+    );
+    // WebKit's own files went to the state folder, not under the home folder.
+    assert!(
+        state.join("webview").is_dir(),
+        "no webview folder in the state folder"
+    );
+    app.stop().unwrap_or_else(|e| panic!("{e}"));
+}
