@@ -118,6 +118,13 @@ fn dictations_are_kept_searched_and_outlive_a_restart_and_a_damaged_database() {
     assert_eq!(entry.text, copied);
     assert_eq!(entry.model, "base");
     assert_eq!(entry.device, "cpu");
+    // What Whisper wrote before the wording, and the language it was heard in (the app's
+    // default language setting detects among Polish and English).
+    assert!(
+        rig::word_recall(&clip_text(CLIP), &entry.raw_text) >= 0.6,
+        "{entry:?}"
+    );
+    assert_eq!(entry.language.as_deref(), Some("en"), "{entry:?}");
     assert!(
         entry.key_up_to_pasted_ms.is_some_and(|ms| ms > 0),
         "{entry:?}"

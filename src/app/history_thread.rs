@@ -238,7 +238,8 @@ fn wav_duration_ms(path: &Path) -> Option<i64> {
     Some(i64::from(reader.duration()) * 1000 / rate)
 }
 
-fn now_ms() -> i64 {
+/// Now, in unix milliseconds (the history's clock).
+pub fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64)
@@ -371,6 +372,7 @@ impl App {
     pub(super) fn remember_in_history(
         &self,
         text: &str,
+        heard: super::worker::Heard,
         key_up_to_pasted_ms: Option<i64>,
         kept: Option<PathBuf>,
     ) {
@@ -396,10 +398,10 @@ impl App {
         let entry = NewEntry {
             at_ms: now_ms(),
             text: text.to_string(),
-            raw_text: String::new(),
+            raw_text: heard.raw,
             recording: recording_name,
             duration_ms: 0,
-            language: None,
+            language: heard.language,
             model,
             device,
             device_reason,

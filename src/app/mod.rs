@@ -286,7 +286,7 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
 }
 
 /// Per-dictation stage times, for the log line.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone)]
 struct Stages {
     key_up: Option<Instant>,
     audio: Option<Instant>,
@@ -294,6 +294,8 @@ struct Stages {
     engine: Duration,
     /// The text came from the audio up to key-up, transcribed while the tail was recorded.
     early: bool,
+    /// What Whisper wrote, before the wording, for the history.
+    heard: worker::Heard,
 }
 
 /// The audio last sent to be transcribed early (at a pause or key-up).
@@ -469,7 +471,14 @@ impl App {
                     self.transcribe(id, JobAudio::Recorded(samples));
                 }
             }
-            Action::TranscribeSaved { id } => match self.retry.path().map(PathBuf::from) {
+            // A recording deleted meanwhile (with its history entry, or by hand) is nothing to
+            // retry, not a failed transcription.
+            Action::TranscribeSaved { id } => match self
+                .retry
+                .path()
+                .map(PathBuf::from)
+                .filter(|path| path.is_file())
+            {
                 Some(path) => {
                     tracing::info!(id, path = %path.display(), "retrying a saved recording");
                     self.stages.insert(

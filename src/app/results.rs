@@ -111,6 +111,7 @@ impl App {
                 engine,
                 level,
                 early,
+                heard,
             } => {
                 if let Some(unfinished) = self.recovery.finished(id) {
                     self.recovered(unfinished, outcome, level);
@@ -125,6 +126,7 @@ impl App {
                 stage.text = Some(at);
                 stage.engine = engine;
                 stage.early = early;
+                stage.heard = heard;
                 match outcome {
                     Outcome::Text(text) => self.deliver(id, text),
                     Outcome::Empty(empty) => {
@@ -236,7 +238,7 @@ impl App {
                 self.last_error = None;
                 let pasted_ms = stage.key_up.map(|_| ms(Some(delivered.at)) as i64);
                 let kept = self.finish_delivered(id);
-                self.remember_in_history(&text, pasted_ms, kept);
+                self.remember_in_history(&text, stage.heard, pasted_ms, kept);
             }
             OutputEvent::Failed { id, message } => {
                 tracing::error!(?id, message, "output failed");

@@ -117,6 +117,25 @@ pub enum Outcome {
     Crashed(String),
 }
 
+/// What Whisper wrote for a dictation before the wording rewrote it (commands, fillers,
+/// vocabulary, replacements), and the language it was heard in: kept in the history beside
+/// the delivered text.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Heard {
+    pub raw: String,
+    pub language: Option<String>,
+}
+
+impl Heard {
+    /// `transcript`'s text and language.
+    pub fn of(transcript: &Transcript) -> Heard {
+        Heard {
+            raw: transcript.text.trim().to_string(),
+            language: Some(transcript.language.clone()).filter(|l| !l.is_empty()),
+        }
+    }
+}
+
 #[derive(Debug)]
 pub enum WorkerEvent {
     Loading {
@@ -160,6 +179,8 @@ pub enum WorkerEvent {
         level: Option<Level>,
         /// The text came from the recording's head, transcribed before the tail arrived.
         early: bool,
+        /// Whisper's own text and language (empty when it gave none).
+        heard: Heard,
     },
 }
 
@@ -421,6 +442,7 @@ impl WorkerThread {
             outcome,
             engine,
             level,
+            heard,
         }) = recognised
         else {
             // Stopped for quit: not an attempt that failed; the next start recovers it.
@@ -443,6 +465,7 @@ impl WorkerThread {
             engine,
             level,
             early: used_stream,
+            heard,
         });
     }
 
@@ -581,8 +604,8 @@ impl WorkerThread {
     ) -> Option<Recognised> {
         let level = Level::measure(samples, SAMPLE_RATE, &GateConfig::default());
         let mut engine = Duration::ZERO;
-        let tail_text = match stream.tentative_stands_for(samples) {
-            Some(text) => Some(text),
+        let (tail_text, tail_heard) = match stream.tentative_stands_for(samples) {
+            Some(text) => (Some(text), stream.tentative_heard()),
             None => {
                 let tail = &samples[stream.committed_to.min(samples.len())..];
                 let params = pass_params(params, &stream);
@@ -590,13 +613,14 @@ impl WorkerThread {
                     self.recognise(tail, (&params, wording), Part::Tail, recording)?;
                 engine = tail_recognised.engine;
                 match tail_recognised.outcome {
-                    Outcome::Text(text) => Some(text),
-                    Outcome::Empty(_) if stream.has_committed() => None,
+                    Outcome::Text(text) => (Some(text), tail_recognised.heard),
+                    Outcome::Empty(_) if stream.has_committed() => (None, Heard::default()),
                     outcome => {
                         return Some(Recognised {
                             outcome,
                             engine: tail_recognised.engine,
                             level: Some(level),
+                            heard: tail_recognised.heard,
                         })
                     }
                 }
@@ -613,6 +637,7 @@ impl WorkerThread {
             outcome: Outcome::Text(stream.with_tail(tail_text.as_deref())),
             engine,
             level: Some(level),
+            heard: stream.heard_with_tail(tail_heard),
         })
     }
 
@@ -632,22 +657,27 @@ impl WorkerThread {
                 outcome: Outcome::Empty(empty),
                 engine: Duration::ZERO,
                 level: Some(level),
+                heard: Heard::default(),
             });
         }
         let stop = Arc::clone(&self.stop);
         let keep_going = &mut || !stop.load(Ordering::Relaxed);
         let (result, engine) = self.whisper(samples, params, part, recording, keep_going)?;
-        let outcome = match result {
-            Ok(transcript) => match wording.words(&transcript, &level) {
-                Ok(text) => Outcome::Text(text),
-                Err(empty) => Outcome::Empty(empty),
-            },
-            Err(message) => Outcome::Failed(message),
+        let (outcome, heard) = match result {
+            Ok(transcript) => {
+                let heard = Heard::of(&transcript);
+                match wording.words(&transcript, &level) {
+                    Ok(text) => (Outcome::Text(text), heard),
+                    Err(empty) => (Outcome::Empty(empty), heard),
+                }
+            }
+            Err(message) => (Outcome::Failed(message), Heard::default()),
         };
         Some(Recognised {
             outcome,
             engine,
             level: Some(level),
+            heard,
         })
     }
 
@@ -706,6 +736,7 @@ impl WorkerThread {
             engine: Duration::ZERO,
             level,
             early: false,
+            heard: Heard::default(),
         });
     }
 }
@@ -736,6 +767,7 @@ struct Recognised {
     outcome: Outcome,
     engine: Duration,
     level: Option<Level>,
+    heard: Heard,
 }
 
 /// The audio of an early job: which recording, how much of it, how loud.

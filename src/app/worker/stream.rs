@@ -10,6 +10,7 @@
 //! rest is quiet ([`Stream::tentative_stands_for`]).
 
 use super::commit::{self, Commit, Pass, PassSegment, Rule};
+use super::Heard;
 use crate::app::verdict::Empty;
 use crate::app::wording::Wording;
 use crate::audio::level::{GateConfig, Level};
@@ -278,6 +279,28 @@ impl Stream {
         (tentative.start == self.committed_to && quiet_after).then(|| text.clone())
     }
 
+    /// What Whisper wrote in the last pass (the one [`Self::tentative_stands_for`] takes), and
+    /// its language.
+    pub fn tentative_heard(&self) -> Heard {
+        self.tentative
+            .as_ref()
+            .map(|t| Heard {
+                raw: t.raw.trim().to_string(),
+                language: Some(t.language.clone()).filter(|l| !l.is_empty()),
+            })
+            .unwrap_or_default()
+    }
+
+    /// What Whisper wrote for the whole dictation: the committed stretches as it wrote them,
+    /// then `tail`'s; the dictation's language, else the tail's.
+    pub fn heard_with_tail(&self, tail: Heard) -> Heard {
+        let raw = format!("{} {}", self.raw.trim(), tail.raw.trim());
+        Heard {
+            raw: raw.trim().to_string(),
+            language: self.language.clone().or(tail.language),
+        }
+    }
+
     /// The last pass's text of the audio after the last commit (empty when it gave none).
     pub fn tentative_text(&self) -> String {
         self.tentative
@@ -422,6 +445,30 @@ mod tests {
         assert_eq!(
             stream.pass_range(40 * SAMPLE_RATE),
             Some(25 * SAMPLE_RATE..40 * SAMPLE_RATE)
+        );
+    }
+
+    #[test]
+    fn what_whisper_wrote_is_the_committed_stretches_then_the_tail() {
+        let mut stream = Stream::new(1);
+        let tail = |raw: &str, language: Option<&str>| Heard {
+            raw: raw.into(),
+            language: language.map(str::to_string),
+        };
+        assert_eq!(
+            stream.heard_with_tail(tail(" um, new line", Some("en"))),
+            tail("um, new line", Some("en"))
+        );
+        stream.raw = " Dzień dobry. Kropka".into();
+        stream.language = Some("pl".into());
+        // The dictation's language holds, whatever the tail was heard as.
+        assert_eq!(
+            stream.heard_with_tail(tail(" yyy, nowa linia", Some("en"))),
+            tail("Dzień dobry. Kropka yyy, nowa linia", Some("pl"))
+        );
+        assert_eq!(
+            stream.heard_with_tail(Heard::default()),
+            tail("Dzień dobry. Kropka", Some("pl"))
         );
     }
 }
