@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use history_common::*;
-use whisper_dictation::history::{History, Opened};
+use whisper_dictation::history::{History, HistoryError, Opened};
 
 /// Opens `path` expecting it set aside: returns the set-aside path after checking that the
 /// new database works and is empty.
@@ -48,8 +48,16 @@ fn a_file_of_random_bytes_is_set_aside_kept_and_replaced() {
         })
         .collect();
     std::fs::write(&path, &bytes).unwrap();
+    // A second connection (the History window) says so and leaves the file to the owner.
+    let error = History::open_as_is(&path).err().expect("damaged");
+    assert!(
+        matches!(&error, HistoryError::Damaged { path: named, .. } if *named == path),
+        "{error}"
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), bytes, "left as it was");
     let damaged = expect_set_aside(&path);
     assert_eq!(std::fs::read(&damaged).unwrap(), bytes);
+    assert!(History::open_as_is(&path).is_ok(), "the new one opens");
 }
 
 #[test]

@@ -9,6 +9,7 @@
   let query = "";
   let painted = false;
   let entries = [];
+  let playing = null; // { id, timer }
 
   function when(ms) {
     try {
@@ -30,10 +31,11 @@
     return parts.join(" · ");
   }
 
-  function status(text) {
+  function status(text, kind) {
     const line = $("status");
     line.textContent = text || "";
     line.hidden = !text;
+    line.className = kind || "";
   }
 
   function row(entry) {
@@ -44,6 +46,25 @@
     time.dateTime = new Date(entry.at_ms).toISOString();
     node.querySelector(".facts").textContent = facts(entry);
     node.querySelector(".text").textContent = entry.text;
+    if (entry.raw_text && entry.raw_text.trim() !== entry.text.trim()) {
+      const heard = node.querySelector(".heard");
+      heard.textContent = L.heard + " " + entry.raw_text;
+      heard.hidden = false;
+    }
+    const play = node.querySelector(".play");
+    play.textContent = playing && playing.id === entry.id ? L.stop : L.play;
+    play.disabled = !entry.recording;
+    if (!entry.recording) play.title = L.no_audio;
+    play.addEventListener("click", () => {
+      if (playing && playing.id === entry.id) send({ cmd: "stop" });
+      else send({ cmd: "play", id: entry.id });
+    });
+    const again = node.querySelector(".retranscribe");
+    again.textContent = L.retranscribe;
+    again.disabled = !entry.recording || !$("model").value;
+    again.addEventListener("click", () => {
+      send({ cmd: "retranscribe", id: entry.id, model: $("model").value });
+    });
     const star = node.querySelector(".star");
     const setStar = (on) => {
       star.classList.toggle("on", on);
@@ -93,6 +114,37 @@
     return document.querySelector('.entry[data-id="' + Number(id) + '"]');
   }
 
+  function stopped() {
+    if (!playing) return;
+    clearTimeout(playing.timer);
+    const node = byId(playing.id);
+    playing = null;
+    if (node) node.querySelector(".play").textContent = L.play;
+  }
+
+  function showAgain(id, model, parts) {
+    const node = byId(id);
+    if (!node) return;
+    const box = node.querySelector(".again");
+    box.replaceChildren();
+    const label = document.createElement("span");
+    label.className = "model";
+    label.textContent = L.retranscribed + " " + model + ": ";
+    box.appendChild(label);
+    for (const part of parts) box.appendChild(part);
+    box.hidden = false;
+  }
+
+  function diffWords(diff) {
+    const parts = [];
+    for (const word of diff) {
+      const span = document.createElement(word.change === "added" ? "ins" : word.change === "removed" ? "del" : "span");
+      span.textContent = word.text;
+      parts.push(span, document.createTextNode(" "));
+    }
+    return parts;
+  }
+
   function flash(button, text) {
     const before = button.textContent;
     button.textContent = text;
@@ -129,6 +181,49 @@
           render();
           if (reply.kind === "missing") status(L.missing);
           break;
+        case "playing": {
+          stopped();
+          const node = byId(reply.id);
+          if (node) node.querySelector(".play").textContent = L.stop;
+          playing = { id: reply.id, timer: setTimeout(stopped, reply.seconds * 1000 + 300) };
+          break;
+        }
+        case "stopped":
+          stopped();
+          break;
+        case "no_audio": {
+          const node = byId(reply.id);
+          if (node) node.querySelector(".play").disabled = true;
+          status(L.no_audio);
+          break;
+        }
+        case "models": {
+          const select = $("model");
+          select.replaceChildren();
+          for (const name of reply.names) {
+            const option = document.createElement("option");
+            option.value = name;
+            option.textContent = name;
+            select.appendChild(option);
+          }
+          const other = reply.names.find((name) => name !== reply.current);
+          if (other) select.value = other;
+          $("model-label").hidden = reply.names.length === 0;
+          render();
+          break;
+        }
+        case "retranscribing":
+          showAgain(reply.id, reply.model, [document.createTextNode(L.retranscribing)]);
+          break;
+        case "retranscribed": {
+          showAgain(reply.id, reply.model, diffWords(reply.diff));
+          break;
+        }
+        case "transcriptions":
+          break;
+        case "exported":
+          status(L.exported + " " + reply.path, "done");
+          break;
         case "failed":
           status(L.failed + " " + reply.detail);
           if (!painted) {
@@ -148,5 +243,13 @@
     query = search.value;
     send({ cmd: "search", query: query });
   });
+  $("model-text").textContent = L.retranscribe_with;
+  $("model-label").hidden = true;
+  for (const [id, format, label] of [["export-csv", "csv", L.export_csv], ["export-json", "json", L.export_json]]) {
+    const button = $(id);
+    button.textContent = label;
+    button.addEventListener("click", () => send({ cmd: "export", format: format }));
+  }
   send({ cmd: "hello" });
+  send({ cmd: "models" });
 })();

@@ -4,6 +4,7 @@
 pub mod capture;
 pub mod level;
 pub mod pause;
+pub mod playback;
 pub mod resample;
 #[cfg(test)]
 mod test_signals;

@@ -73,6 +73,9 @@ pub enum HistoryError {
     /// file system failing): the app runs without history.
     #[error("the new history database {} is unusable too: {why}", .path.display())]
     StillDamaged { path: PathBuf, why: String },
+    /// [`History::open_as_is`] found the database damaged and left it alone.
+    #[error("the history database {} is damaged: {why}", .path.display())]
+    Damaged { path: PathBuf, why: String },
     #[error("history database {}: {what}: {source}", .path.display())]
     Sqlite {
         path: PathBuf,
@@ -177,6 +180,16 @@ impl History {
     /// SQLite's errors otherwise, naming the file.
     pub fn open(path: &Path) -> Result<(History, Opened), HistoryError> {
         open::open(path)
+    }
+
+    /// Opens the database at `path` like [`History::open`], but a damaged one is an error
+    /// ([`HistoryError::Damaged`]) and is left where it is: for a second connection (the
+    /// History window) beside the owner that sets it aside and tells the person.
+    ///
+    /// # Errors
+    /// As [`History::open`], and [`HistoryError::Damaged`].
+    pub fn open_as_is(path: &Path) -> Result<History, HistoryError> {
+        open::open_as_is(path)
     }
 
     /// The database's path.

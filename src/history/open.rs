@@ -72,6 +72,17 @@ pub(super) fn open(path: &Path) -> Result<(History, Opened), HistoryError> {
     }
 }
 
+/// One attempt, never setting the file aside ([`History::open_as_is`]).
+pub(super) fn open_as_is(path: &Path) -> Result<History, HistoryError> {
+    match attempt(path)? {
+        Attempt::Usable(history, _) => Ok(history),
+        Attempt::Damaged(why) => Err(HistoryError::Damaged {
+            path: path.to_path_buf(),
+            why,
+        }),
+    }
+}
+
 /// Opens, checks and migrates the database at `path` (creating the file owner-only first
 /// when there is none).
 fn attempt(path: &Path) -> Result<Attempt, HistoryError> {

@@ -290,3 +290,36 @@ pub fn dictate_copied(desktop: &Desktop, app: &mut AppProcess, clip_name: &str) 
     thread::sleep(Duration::from_millis(300));
     desktop.clipboard().unwrap_or_else(|e| panic!("{e}"))
 }
+
+/// The window titled `title`: its X id and client rectangle (x, y, width, height) on screen
+/// (`xwininfo`'s absolute position: `xdotool getwindowgeometry` is off by openbox's frame).
+pub fn find_window(desktop: &Desktop, title: &str) -> (String, (u32, u32, u32, u32)) {
+    let mut search = desktop.command("xdotool");
+    search.args([
+        "search",
+        "--sync",
+        "--onlyvisible",
+        "--name",
+        &format!("^{title}$"),
+    ]);
+    let ids = crate::rig::run_ok(search, "xdotool search", Duration::from_secs(10))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let id = ids.lines().next().expect("a window id").trim().to_string();
+    let mut info = desktop.command("xwininfo");
+    info.args(["-id", &id]);
+    let text = crate::rig::run_ok(info, "xwininfo", Duration::from_secs(10))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let field = |name: &str| -> u32 {
+        text.lines()
+            .find_map(|l| l.trim().strip_prefix(name))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{name} in {text}"))
+    };
+    let area = (
+        field("Absolute upper-left X:"),
+        field("Absolute upper-left Y:"),
+        field("Width:"),
+        field("Height:"),
+    );
+    (id, area)
+}

@@ -1,21 +1,41 @@
 //! The app's side of the History window: what the menu's "History…" hands the window, and the
 //! requests the window sends back to the app through the event loop ([`WindowRequest`]).
 
-use super::WindowContext;
+use super::retranscribe::Retranscription;
+use super::{RetranscriptionContext, WindowContext};
 use crate::app::output::OutputCommand;
 use crate::app::{App, AppEvent};
 
 /// What the window asks of the app (through the event loop's proxy).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum WindowRequest {
     /// Put an entry's text on the clipboard, as the menu's recent transcripts do.
     Copy(String),
+    /// A re-transcription the window started is done.
+    Retranscribed(Retranscription),
 }
 
 impl App {
     /// The menu's "History…": the window opens at the loop's next turn.
     pub(in crate::app) fn open_history_window(&mut self) {
         let proxy = self.proxy.clone();
+        let back = self.proxy.clone();
+        let retranscription = RetranscriptionContext {
+            models_dir: crate::paths::models_dir().ok(),
+            current_model: self
+                .model
+                .as_ref()
+                .map_or_else(|| self.settings.model.clone(), |m| m.name.clone()),
+            settings: self.settings.clone(),
+            wording: self.wording.clone(),
+            state_dir: self.paths.state_dir.clone(),
+            reply_to_app: Box::new(move || {
+                let proxy = back.clone();
+                Box::new(move |done| {
+                    let _ = proxy.send_event(AppEvent::Window(WindowRequest::Retranscribed(done)));
+                })
+            }),
+        };
         self.history_window.request(WindowContext {
             database: self.paths.state_dir.join(crate::history::FILE_NAME),
             recordings: self.recordings.clone(),
@@ -24,12 +44,24 @@ impl App {
             copy: Box::new(move |text| {
                 let _ = proxy.send_event(AppEvent::Window(WindowRequest::Copy(text)));
             }),
+            retranscription,
+            export_folder: export_folder(),
         });
     }
 
     pub(in crate::app) fn window_request(&mut self, request: WindowRequest) {
         match request {
             WindowRequest::Copy(text) => self.output.send(OutputCommand::Copy(text)),
+            WindowRequest::Retranscribed(done) => self.history_window.retranscribed(done),
         }
     }
+}
+
+/// Where the window's exports go: the person's Downloads folder, else their home folder.
+fn export_folder() -> std::path::PathBuf {
+    let dirs = directories::UserDirs::new();
+    dirs.as_ref()
+        .and_then(|d| d.download_dir().map(|p| p.to_path_buf()))
+        .or_else(|| dirs.as_ref().map(|d| d.home_dir().to_path_buf()))
+        .unwrap_or_else(std::env::temp_dir)
 }

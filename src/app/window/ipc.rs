@@ -1,13 +1,16 @@
 //! The History window's IPC: the only messages its page may send
 //! (`window.ipc.postMessage(JSON)`), parsed into [`Command`], and what the app answers
 //! ([`Reply`]), sent back as one call of the page's `window.app.reply(…)`. [`dispatch`] is a
-//! pure function over the history database, the recordings folder and a clipboard callback, so
-//! every command is tested without a window. Any message that is not exactly one of the
+//! pure function over the history database, the recordings folder and the window's [`Actions`]
+//! (clipboard, playback, re-transcription, where exports go), so every command is tested
+//! without a window. Any message that is not exactly one of the
 //! commands is refused ([`IpcError`]) and logged by the caller; the page gets nothing back.
 
-use crate::history::{Entry, History, HistoryError};
+use super::diff::DiffWord;
+use crate::history::{Entry, History, HistoryError, Transcription};
+use crate::platform::LocalTime;
 use crate::recordings::RecordingStore;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// How many entries one list shows (the newest of the search's matches).
 pub const LIST_LIMIT: usize = 200;
@@ -38,6 +41,45 @@ pub enum Command {
     Delete {
         id: i64,
     },
+    /// Play the entry's recording (stopping any other).
+    Play {
+        id: i64,
+    },
+    /// Stop playing.
+    Stop,
+    /// The installed models, for re-transcription.
+    Models,
+    /// Transcribe the entry's recording again with the installed `model`; the answer comes
+    /// when it is done ([`Reply::Retranscribed`]).
+    Retranscribe {
+        id: i64,
+        model: String,
+    },
+    /// The entry's re-transcriptions, newest last.
+    Transcriptions {
+        id: i64,
+    },
+    /// Write every entry to a file in the export folder.
+    Export {
+        format: ExportFormat,
+    },
+}
+
+/// The formats of [`Command::Export`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportFormat {
+    Csv,
+    Json,
+}
+
+impl ExportFormat {
+    fn extension(self) -> &'static str {
+        match self {
+            ExportFormat::Csv => "csv",
+            ExportFormat::Json => "json",
+        }
+    }
 }
 
 /// Why a message was refused.
@@ -97,21 +139,64 @@ pub enum Reply {
     Missing {
         id: i64,
     },
+    /// The entry's recording is playing, for `seconds`.
+    Playing {
+        id: i64,
+        seconds: f32,
+    },
+    Stopped,
+    /// The entry has no recording any more (never kept, pruned or deleted).
+    NoAudio {
+        id: i64,
+    },
+    /// The installed models; `current` is the one dictations use.
+    Models {
+        names: Vec<String>,
+        current: String,
+    },
+    /// A re-transcription has started.
+    Retranscribing {
+        id: i64,
+        model: String,
+    },
+    /// A re-transcription is done: its text, and its words against the entry's text.
+    Retranscribed {
+        id: i64,
+        model: String,
+        text: String,
+        diff: Vec<DiffWord>,
+    },
+    Transcriptions {
+        id: i64,
+        transcriptions: Vec<Transcription>,
+    },
+    /// The history was written to `path`.
+    Exported {
+        path: String,
+        entries: u64,
+    },
     /// The database could not do it; `detail` names the file and SQLite's reason.
     Failed {
         detail: String,
     },
 }
 
-/// What the app does with the clipboard (the output thread's copy in the app, a vector in tests).
-pub trait Clipboard {
+/// What the window does beyond the database: the app's clipboard, the sound output, the
+/// re-transcription thread, the models folder and the export folder (the real ones in the
+/// window, a recorder of calls in tests).
+pub trait Actions {
+    /// Puts `text` on the clipboard.
     fn copy(&mut self, text: String);
-}
-
-impl<F: FnMut(String)> Clipboard for F {
-    fn copy(&mut self, text: String) {
-        self(text)
-    }
+    /// Plays `recording`, stopping any other; its length in seconds.
+    fn play(&mut self, recording: &Path) -> Result<f32, String>;
+    fn stop_playing(&mut self);
+    /// The installed models' names, and the one dictations use.
+    fn models(&self) -> (Vec<String>, String);
+    /// Starts transcribing `recording` (entry `id`) with the installed `model`; the result
+    /// reaches the window later.
+    fn retranscribe(&mut self, id: i64, recording: PathBuf, model: &str) -> Result<(), String>;
+    /// Where exports are written.
+    fn export_folder(&self) -> PathBuf;
 }
 
 /// Runs one command. `Hello` and `Painted` are the window's own business ([`super`]): here
@@ -119,7 +204,7 @@ impl<F: FnMut(String)> Clipboard for F {
 pub fn dispatch(
     history: &mut History,
     recordings: &RecordingStore,
-    clipboard: &mut dyn Clipboard,
+    actions: &mut dyn Actions,
     command: Command,
 ) -> Option<Reply> {
     let reply = match command {
@@ -128,7 +213,7 @@ pub fn dispatch(
         Command::Search { query } => list(history, &query),
         Command::Copy { id } => match history.get(id) {
             Ok(Some(entry)) => {
-                clipboard.copy(entry.text);
+                actions.copy(entry.text);
                 Ok(Reply::Copied { id })
             }
             Ok(None) => Ok(Reply::Missing { id }),
@@ -142,10 +227,153 @@ pub fn dispatch(
             }
         }),
         Command::Delete { id } => delete(history, recordings, id),
+        Command::Play { id } => play(history, recordings, actions, id),
+        Command::Stop => {
+            actions.stop_playing();
+            Ok(Reply::Stopped)
+        }
+        Command::Models => {
+            let (names, current) = actions.models();
+            Ok(Reply::Models { names, current })
+        }
+        Command::Retranscribe { id, model } => {
+            retranscribe(history, recordings, actions, id, model)
+        }
+        Command::Transcriptions { id } => history
+            .transcriptions(id)
+            .map(|transcriptions| Reply::Transcriptions { id, transcriptions }),
+        Command::Export { format } => return Some(export(history, actions, format)),
     };
     Some(reply.unwrap_or_else(|e| Reply::Failed {
         detail: e.to_string(),
     }))
+}
+
+/// Where the entry's recording is, when it still has one.
+fn recording_of(
+    history: &History,
+    recordings: &RecordingStore,
+    id: i64,
+) -> Result<Result<PathBuf, Reply>, HistoryError> {
+    let Some(entry) = history.get(id)? else {
+        return Ok(Err(Reply::Missing { id }));
+    };
+    let path = entry
+        .recording
+        .filter(|name| crate::app::history_thread::is_recording_name(name))
+        .map(|name| recordings.dir().join(name))
+        .filter(|path| path.is_file());
+    Ok(path.ok_or(Reply::NoAudio { id }))
+}
+
+fn play(
+    history: &History,
+    recordings: &RecordingStore,
+    actions: &mut dyn Actions,
+    id: i64,
+) -> Result<Reply, HistoryError> {
+    Ok(match recording_of(history, recordings, id)? {
+        Ok(path) => match actions.play(&path) {
+            Ok(seconds) => Reply::Playing { id, seconds },
+            Err(detail) => Reply::Failed { detail },
+        },
+        Err(reply) => reply,
+    })
+}
+
+fn retranscribe(
+    history: &History,
+    recordings: &RecordingStore,
+    actions: &mut dyn Actions,
+    id: i64,
+    model: String,
+) -> Result<Reply, HistoryError> {
+    Ok(match recording_of(history, recordings, id)? {
+        Ok(path) => match actions.retranscribe(id, path, &model) {
+            Ok(()) => Reply::Retranscribing { id, model },
+            Err(detail) => Reply::Failed { detail },
+        },
+        Err(reply) => reply,
+    })
+}
+
+/// A finished re-transcription of entry `id` with `model`: kept with the entry, and its words
+/// against the entry's delivered text.
+pub fn retranscribed(history: &mut History, id: i64, model: &str, text: String) -> Reply {
+    let kept = history.get(id).and_then(|entry| match entry {
+        Some(entry) => {
+            let at_ms = crate::app::history_thread::now_ms();
+            history.add_transcription(id, model, &text, at_ms)?;
+            Ok(Some(entry))
+        }
+        None => Ok(None),
+    });
+    match kept {
+        Ok(Some(entry)) => Reply::Retranscribed {
+            id,
+            model: model.to_string(),
+            diff: super::diff::words(&entry.text, &text),
+            text,
+        },
+        Ok(None) => Reply::Missing { id },
+        Err(e) => Reply::Failed {
+            detail: e.to_string(),
+        },
+    }
+}
+
+/// The file name of an export made at `at` (local time), the `n`th of that minute:
+/// `dictation-history-2026-11-26-0315.csv`, then `…-0315-2.csv`.
+pub fn export_name(at: Option<LocalTime>, n: u32, format: ExportFormat) -> String {
+    let when = at.map_or_else(String::new, |t| {
+        format!(
+            "-{:04}-{:02}-{:02}-{:02}{:02}",
+            t.year, t.month, t.day, t.hour, t.minute
+        )
+    });
+    let nth = if n > 1 {
+        format!("-{n}")
+    } else {
+        String::new()
+    };
+    format!("dictation-history{when}{nth}.{}", format.extension())
+}
+
+/// Writes every entry to a new file in the export folder, never over an earlier one (a
+/// temporary name, then renamed; readable by the person only: it holds what they dictated).
+fn export(history: &History, actions: &mut dyn Actions, format: ExportFormat) -> Reply {
+    let folder = actions.export_folder();
+    let at = crate::platform::local_time(std::time::SystemTime::now());
+    let Some(path) = (1..1000)
+        .map(|n| folder.join(export_name(at, n, format)))
+        .find(|path| !path.exists())
+    else {
+        return Reply::Failed {
+            detail: format!("{}: no free export name", folder.display()),
+        };
+    };
+    let mut bytes = Vec::new();
+    let written = match format {
+        ExportFormat::Csv => history.export_csv(&mut bytes),
+        ExportFormat::Json => history.export_json(&mut bytes),
+    };
+    if let Err(e) = written {
+        return Reply::Failed {
+            detail: e.to_string(),
+        };
+    }
+    let entries = history.count().unwrap_or(0) as u64;
+    let saved = crate::private_files::create_dir_all(&folder)
+        .and_then(|()| crate::atomic_file::write(&path, &bytes));
+    match saved {
+        Ok(()) => Reply::Exported {
+            path: path.display().to_string(),
+            entries,
+        },
+        Err(e) => Reply::Failed {
+            detail: format!("{}: {e}", path.display()),
+        },
+    }
 }
 
 fn list(history: &History, query: &str) -> Result<Reply, HistoryError> {

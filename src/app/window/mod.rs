@@ -13,9 +13,12 @@
 //! The page is bundled in the binary and served through `app://` ([`protocol`]); the page
 //! may only send the commands of [`ipc`], answered by one script call each. Words: [`texts`].
 
+mod actions;
 mod app_side;
+pub mod diff;
 pub mod ipc;
 pub mod protocol;
+pub mod retranscribe;
 pub mod texts;
 
 use crate::history::History;
@@ -31,6 +34,7 @@ use tao::event_loop::EventLoopWindowTarget;
 use tao::window::{Window, WindowBuilder, WindowId};
 use wry::{NewWindowResponse, WebContext, WebView, WebViewBuilder};
 
+pub use actions::RetranscriptionContext;
 pub use app_side::WindowRequest;
 
 /// What the window needs from the app when it opens.
@@ -46,6 +50,10 @@ pub struct WindowContext {
     pub webview_data: PathBuf,
     /// Puts a text on the clipboard (the app's output thread).
     pub copy: Box<dyn FnMut(String)>,
+    /// What re-transcription needs from the app.
+    pub retranscription: actions::RetranscriptionContext,
+    /// Where exports are written (the Downloads folder).
+    pub export_folder: PathBuf,
 }
 
 /// Why the window could not be opened.
@@ -73,6 +81,7 @@ pub struct HistoryWindow {
 struct Open {
     webview: Rc<WebView>,
     window: Window,
+    session: Rc<RefCell<Session>>,
 }
 
 impl HistoryWindow {
@@ -122,13 +131,26 @@ impl HistoryWindow {
         }
     }
 
-    /// Closes the window (nothing of it stays alive).
+    /// Closes the window (nothing of it stays alive: a recording playing stops).
     pub fn close(&mut self) {
         if let Some(open) = self.open.take() {
-            let Open { webview, window } = open;
+            let Open {
+                webview,
+                window,
+                session,
+            } = open;
             drop(webview);
             drop(window);
+            drop(session);
             tracing::info!("history window closed");
+        }
+    }
+
+    /// A re-transcription the window asked for is done: kept with its entry and shown, when
+    /// the window is still open (else only logged, by [`retranscribe::run`]).
+    pub fn retranscribed(&mut self, done: retranscribe::Retranscription) {
+        if let Some(open) = &self.open {
+            open.session.borrow_mut().retranscribed(done);
         }
     }
 }
@@ -138,7 +160,7 @@ impl HistoryWindow {
 struct Session {
     history: Result<History, String>,
     recordings: RecordingStore,
-    copy: Box<dyn FnMut(String)>,
+    actions: actions::WindowActions,
     clicked: Instant,
     painted: bool,
     webview: Weak<WebView>,
@@ -159,15 +181,31 @@ impl Session {
             );
         }
         let reply = match &mut self.history {
-            Ok(history) => ipc::dispatch(history, &self.recordings, &mut self.copy, command),
+            Ok(history) => ipc::dispatch(history, &self.recordings, &mut self.actions, command),
             Err(detail) => (command != ipc::Command::Painted).then(|| ipc::Reply::Failed {
                 detail: detail.clone(),
             }),
         };
-        if let Some(reply) = &reply {
-            log_reply(reply);
+        if let Some(reply) = reply {
+            self.send(reply);
         }
-        if let (Some(reply), Some(webview)) = (reply, self.webview.upgrade()) {
+    }
+
+    /// Keeps a finished re-transcription with its entry and shows it against the entry's text.
+    fn retranscribed(&mut self, done: retranscribe::Retranscription) {
+        let reply = match (&mut self.history, done.result) {
+            (Ok(history), Ok(text)) => ipc::retranscribed(history, done.id, &done.model, text),
+            (Err(detail), Ok(_)) => ipc::Reply::Failed {
+                detail: detail.clone(),
+            },
+            (_, Err(detail)) => ipc::Reply::Failed { detail },
+        };
+        self.send(reply);
+    }
+
+    fn send(&self, reply: ipc::Reply) {
+        log_reply(&reply);
+        if let Some(webview) = self.webview.upgrade() {
             if let Err(e) = webview.evaluate_script(&ipc::reply_script(&reply)) {
                 tracing::warn!("history window: cannot answer the page: {e}");
             }
@@ -189,6 +227,36 @@ fn log_reply(reply: &ipc::Reply) {
         ipc::Reply::Deleted { id } => tracing::info!(id, "history window: entry deleted"),
         ipc::Reply::Missing { id } => tracing::info!(id, "history window: no such entry"),
         ipc::Reply::Failed { detail } => tracing::warn!("history window: {detail}"),
+        ipc::Reply::Playing { id, seconds } => {
+            tracing::info!(id, seconds, "history window: recording playing");
+        }
+        ipc::Reply::Stopped => tracing::info!("history window: playing stopped"),
+        ipc::Reply::NoAudio { id } => tracing::info!(id, "history window: no recording"),
+        ipc::Reply::Models { names, .. } => {
+            tracing::info!(models = names.len(), "history window: models listed");
+        }
+        ipc::Reply::Retranscribing { id, model } => {
+            tracing::info!(id, model, "history window: re-transcribing");
+        }
+        ipc::Reply::Retranscribed {
+            id, model, diff, ..
+        } => {
+            let changed = diff
+                .iter()
+                .filter(|w| w.change != diff::Change::Same)
+                .count();
+            tracing::info!(id, model, changed, "history window: re-transcription shown");
+        }
+        ipc::Reply::Transcriptions { id, transcriptions } => {
+            tracing::info!(
+                id,
+                count = transcriptions.len(),
+                "history window: re-transcriptions listed"
+            );
+        }
+        ipc::Reply::Exported { entries, path } => {
+            tracing::info!(entries, path, "history window: history exported");
+        }
     }
 }
 
@@ -205,19 +273,19 @@ fn open<T: 'static>(
         .with_min_inner_size(LogicalSize::new(420.0, 320.0))
         .build(target)
         .map_err(|e| WindowError::Window(e.to_string()))?;
-    let history = History::open(&context.database)
-        .map(|(history, opened)| {
-            tracing::info!(?opened, "history window: database open");
-            history
-        })
-        .map_err(|e| e.to_string());
+    // Never sets a damaged file aside: the app's history thread does that, and says so.
+    let history = History::open_as_is(&context.database).map_err(|e| e.to_string());
     if let Err(e) = &history {
         tracing::warn!("history window: {e}");
     }
     let session = Rc::new(RefCell::new(Session {
         history,
         recordings: context.recordings,
-        copy: context.copy,
+        actions: actions::WindowActions::new(
+            context.copy,
+            context.retranscription,
+            context.export_folder,
+        ),
         clicked,
         painted: false,
         webview: Weak::new(),
@@ -259,5 +327,9 @@ fn open<T: 'static>(
         .with_url(protocol::start_url(context.lang));
     let webview = Rc::new(crate::platform::build_webview(builder, &window)?);
     session.borrow_mut().webview = Rc::downgrade(&webview);
-    Ok(Open { webview, window })
+    Ok(Open {
+        webview,
+        window,
+        session,
+    })
 }

@@ -31,6 +31,22 @@ pub struct WindowLabels {
     /// "N entries" / "1 entry": the words around the count.
     pub entries_one: &'static str,
     pub entries_many: &'static str,
+    pub play: &'static str,
+    pub stop: &'static str,
+    /// The entry's recording is not kept any more.
+    pub no_audio: &'static str,
+    /// The button, and the models list's label before it.
+    pub retranscribe: &'static str,
+    pub retranscribe_with: &'static str,
+    pub retranscribing: &'static str,
+    /// Before a re-transcription's model name and words.
+    pub retranscribed: &'static str,
+    /// Before Whisper's own text, when the wording changed it.
+    pub heard: &'static str,
+    pub export_csv: &'static str,
+    pub export_json: &'static str,
+    /// Followed by the file's path.
+    pub exported: &'static str,
 }
 
 pub fn labels(lang: UiLang) -> WindowLabels {
@@ -53,6 +69,17 @@ pub fn labels(lang: UiLang) -> WindowLabels {
             failed: "The history could not be read:",
             entries_one: "entry",
             entries_many: "entries",
+            play: "Play",
+            stop: "Stop",
+            no_audio: "Its recording is no longer kept.",
+            retranscribe: "Transcribe again",
+            retranscribe_with: "Model for “Transcribe again”:",
+            retranscribing: "Transcribing again…",
+            retranscribed: "Again with",
+            heard: "Whisper heard:",
+            export_csv: "Export CSV",
+            export_json: "Export JSON",
+            exported: "Saved to",
         },
         UiLang::Pl => WindowLabels {
             lang: "pl",
@@ -72,6 +99,17 @@ pub fn labels(lang: UiLang) -> WindowLabels {
             failed: "Nie można odczytać historii:",
             entries_one: "wpis",
             entries_many: "wpisów",
+            play: "Odtwórz",
+            stop: "Zatrzymaj",
+            no_audio: "Nagranie nie jest już przechowywane.",
+            retranscribe: "Rozpoznaj ponownie",
+            retranscribe_with: "Model do „Rozpoznaj ponownie”:",
+            retranscribing: "Rozpoznaję ponownie…",
+            retranscribed: "Ponownie modelem",
+            heard: "Whisper usłyszał:",
+            export_csv: "Eksportuj CSV",
+            export_json: "Eksportuj JSON",
+            exported: "Zapisano w",
         },
     }
 }
@@ -92,7 +130,7 @@ mod tests {
         for lang in [UiLang::En, UiLang::Pl] {
             let value = serde_json::to_value(labels(lang)).unwrap();
             let fields = value.as_object().unwrap();
-            assert_eq!(fields.len(), 17);
+            assert_eq!(fields.len(), 28);
             for (name, text) in fields {
                 assert!(!text.as_str().unwrap().trim().is_empty(), "{lang:?} {name}");
             }

@@ -18,11 +18,47 @@ fn entry(at_ms: i64, text: &str, recording: Option<&str>) -> NewEntry {
     }
 }
 
+/// The window's actions, recorded.
+#[derive(Default)]
+struct Recorded {
+    copied: Vec<String>,
+    played: Vec<PathBuf>,
+    stopped: usize,
+    retranscribing: Vec<(i64, PathBuf, String)>,
+    exports: PathBuf,
+}
+
+impl Actions for Recorded {
+    fn copy(&mut self, text: String) {
+        self.copied.push(text);
+    }
+    fn play(&mut self, recording: &Path) -> Result<f32, String> {
+        self.played.push(recording.to_path_buf());
+        Ok(2.0)
+    }
+    fn stop_playing(&mut self) {
+        self.stopped += 1;
+    }
+    fn models(&self) -> (Vec<String>, String) {
+        (vec!["base".into(), "tiny.en".into()], "base".into())
+    }
+    fn retranscribe(&mut self, id: i64, recording: PathBuf, model: &str) -> Result<(), String> {
+        if model != "tiny.en" {
+            return Err(format!("model '{model}' is not installed"));
+        }
+        self.retranscribing.push((id, recording, model.into()));
+        Ok(())
+    }
+    fn export_folder(&self) -> PathBuf {
+        self.exports.clone()
+    }
+}
+
 struct Rig {
     _dir: tempfile::TempDir,
     history: History,
     recordings: RecordingStore,
-    copied: Vec<String>,
+    actions: Recorded,
 }
 
 impl Rig {
@@ -34,15 +70,22 @@ impl Rig {
         Rig {
             history,
             recordings: RecordingStore::new(recordings_dir, 10),
-            copied: Vec::new(),
+            actions: Recorded {
+                exports: dir.path().join("Downloads"),
+                ..Recorded::default()
+            },
             _dir: dir,
         }
     }
 
     fn run(&mut self, message: &str) -> Option<Reply> {
         let command = parse(PAGE, message).unwrap();
-        let mut copy = |text: String| self.copied.push(text);
-        dispatch(&mut self.history, &self.recordings, &mut copy, command)
+        dispatch(
+            &mut self.history,
+            &self.recordings,
+            &mut self.actions,
+            command,
+        )
     }
 
     fn texts(reply: Option<Reply>) -> Vec<String> {
@@ -73,6 +116,26 @@ fn every_command_parses_from_the_page_s_json() {
             },
         ),
         (r#"{"cmd":"delete","id":7}"#, Command::Delete { id: 7 }),
+        (r#"{"cmd":"play","id":7}"#, Command::Play { id: 7 }),
+        (r#"{"cmd":"stop"}"#, Command::Stop),
+        (r#"{"cmd":"models"}"#, Command::Models),
+        (
+            r#"{"cmd":"retranscribe","id":7,"model":"tiny.en"}"#,
+            Command::Retranscribe {
+                id: 7,
+                model: "tiny.en".into(),
+            },
+        ),
+        (
+            r#"{"cmd":"transcriptions","id":7}"#,
+            Command::Transcriptions { id: 7 },
+        ),
+        (
+            r#"{"cmd":"export","format":"csv"}"#,
+            Command::Export {
+                format: ExportFormat::Csv,
+            },
+        ),
     ];
     for (json, command) in cases {
         assert_eq!(parse(PAGE, json).unwrap(), command, "{json}");
@@ -163,12 +226,12 @@ fn copy_puts_the_delivered_text_on_the_clipboard() {
         rig.run(&format!(r#"{{"cmd":"copy","id":{id}}}"#)),
         Some(Reply::Copied { id })
     );
-    assert_eq!(rig.copied, ["Dzień dobry"]);
+    assert_eq!(rig.actions.copied, ["Dzień dobry"]);
     assert_eq!(
         rig.run(r#"{"cmd":"copy","id":999}"#),
         Some(Reply::Missing { id: 999 })
     );
-    assert_eq!(rig.copied.len(), 1);
+    assert_eq!(rig.actions.copied.len(), 1);
 }
 
 #[test]
@@ -280,4 +343,165 @@ fn a_database_error_is_a_failed_reply_naming_the_file() {
         Some(Reply::Failed { detail }) => assert!(detail.contains("history.sqlite3"), "{detail}"),
         other => panic!("{other:?}"),
     }
+}
+
+/// An entry with a recording file in the rig's folder, and one whose recording is gone.
+fn entries_with_and_without_audio(rig: &mut Rig) -> (i64, i64, PathBuf) {
+    let name = "rec-1700000000000-1.wav";
+    let path = rig.recordings.dir().join(name);
+    std::fs::write(&path, b"RIFF").unwrap();
+    let with = rig
+        .history
+        .add(&entry(1, "Zadzwoń do dentysty jutro rano", Some(name)))
+        .unwrap();
+    let without = rig
+        .history
+        .add(&entry(2, "Bez nagrania", Some("rec-1700000000000-2.wav")))
+        .unwrap();
+    (with, without, path)
+}
+
+#[test]
+fn play_plays_the_entry_s_recording_and_says_when_there_is_none() {
+    let mut rig = Rig::new();
+    let (with, without, path) = entries_with_and_without_audio(&mut rig);
+    let reply = rig.run(&format!(r#"{{"cmd":"play","id":{with}}}"#));
+    assert_eq!(
+        reply,
+        Some(Reply::Playing {
+            id: with,
+            seconds: 2.0
+        })
+    );
+    assert_eq!(rig.actions.played, [path]);
+    let reply = rig.run(&format!(r#"{{"cmd":"play","id":{without}}}"#));
+    assert_eq!(reply, Some(Reply::NoAudio { id: without }));
+    assert_eq!(
+        rig.run(r#"{"cmd":"play","id":999}"#),
+        Some(Reply::Missing { id: 999 })
+    );
+    assert_eq!(rig.run(r#"{"cmd":"stop"}"#), Some(Reply::Stopped));
+    assert_eq!((rig.actions.played.len(), rig.actions.stopped), (1, 1));
+}
+
+#[test]
+fn retranscribe_starts_with_the_recording_and_its_result_is_kept_and_compared() {
+    let mut rig = Rig::new();
+    let (with, without, path) = entries_with_and_without_audio(&mut rig);
+    let reply = rig.run(&format!(
+        r#"{{"cmd":"retranscribe","id":{with},"model":"tiny.en"}}"#
+    ));
+    assert_eq!(
+        reply,
+        Some(Reply::Retranscribing {
+            id: with,
+            model: "tiny.en".into()
+        })
+    );
+    assert_eq!(rig.actions.retranscribing, [(with, path, "tiny.en".into())]);
+    // A model that is not installed: said, nothing started.
+    let reply = rig.run(&format!(
+        r#"{{"cmd":"retranscribe","id":{with},"model":"large"}}"#
+    ));
+    assert!(
+        matches!(&reply, Some(Reply::Failed { detail }) if detail.contains("large")),
+        "{reply:?}"
+    );
+    let reply = rig.run(&format!(
+        r#"{{"cmd":"retranscribe","id":{without},"model":"tiny.en"}}"#
+    ));
+    assert_eq!(reply, Some(Reply::NoAudio { id: without }));
+
+    // The result: kept with the entry, its words against the entry's.
+    let reply = retranscribed(
+        &mut rig.history,
+        with,
+        "tiny.en",
+        "Zadzwoń do dentystki jutro rano.".into(),
+    );
+    let Reply::Retranscribed { diff, text, .. } = reply else {
+        panic!("{reply:?}")
+    };
+    assert_eq!(text, "Zadzwoń do dentystki jutro rano.");
+    let changed: Vec<(&str, super::super::diff::Change)> = diff
+        .iter()
+        .filter(|w| w.change != super::super::diff::Change::Same)
+        .map(|w| (w.text.as_str(), w.change))
+        .collect();
+    assert_eq!(
+        changed,
+        [
+            ("dentysty", super::super::diff::Change::Removed),
+            ("dentystki", super::super::diff::Change::Added)
+        ]
+    );
+    let reply = rig.run(&format!(r#"{{"cmd":"transcriptions","id":{with}}}"#));
+    let Some(Reply::Transcriptions { transcriptions, .. }) = reply else {
+        panic!("{reply:?}")
+    };
+    assert_eq!(transcriptions.len(), 1);
+    assert_eq!(transcriptions[0].model, "tiny.en");
+    assert_eq!(
+        retranscribed(&mut rig.history, 999, "tiny.en", "x".into()),
+        Reply::Missing { id: 999 }
+    );
+}
+
+#[test]
+fn export_writes_a_new_owner_only_file_each_time_in_the_export_folder() {
+    let mut rig = Rig::new();
+    entries_with_and_without_audio(&mut rig);
+    let mut paths = Vec::new();
+    for message in [
+        r#"{"cmd":"export","format":"csv"}"#,
+        r#"{"cmd":"export","format":"csv"}"#,
+        r#"{"cmd":"export","format":"json"}"#,
+    ] {
+        match rig.run(message) {
+            Some(Reply::Exported { path, entries }) => {
+                assert_eq!(entries, 2);
+                paths.push(PathBuf::from(path));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(
+        paths.iter().all(|p| p.starts_with(&rig.actions.exports)),
+        "{paths:?}"
+    );
+    assert_ne!(
+        paths[0], paths[1],
+        "an export never overwrites the one before"
+    );
+    let csv = std::fs::read_to_string(&paths[0]).unwrap();
+    assert!(csv.contains("Zadzwoń do dentysty jutro rano"), "{csv}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&paths[2]).unwrap()).unwrap();
+    assert_eq!(json.as_array().map(Vec::len), Some(2));
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&paths[0]).unwrap().permissions().mode();
+    assert_eq!(mode & 0o077, 0, "{mode:o}");
+}
+
+#[test]
+fn export_names_say_when_and_never_repeat() {
+    let at = Some(LocalTime {
+        year: 2026,
+        month: 11,
+        day: 6,
+        hour: 9,
+        minute: 5,
+    });
+    assert_eq!(
+        export_name(at, 1, ExportFormat::Csv),
+        "dictation-history-2026-11-06-0905.csv"
+    );
+    assert_eq!(
+        export_name(at, 2, ExportFormat::Json),
+        "dictation-history-2026-11-06-0905-2.json"
+    );
+    assert_eq!(
+        export_name(None, 1, ExportFormat::Csv),
+        "dictation-history.csv"
+    );
 }
