@@ -129,6 +129,21 @@ fn dictated_text_lands_where_and_in_the_order_it_was_said() {
     for (done, name) in [(&first, "en_kal.wav"), (&second, "en_slt.wav")] {
         assert_eq!(which_clip(&done.text, &[name]), Some(name), "{done:?}");
     }
+    // The history names the app each text went into (the text boxes are zenity's windows:
+    // WM_CLASS "Zenity"), never a window's title.
+    app.wait_for_log("history entry added", Duration::from_secs(10))
+        .unwrap_or_else(|e| panic!("{e}"));
+    thread::sleep(Duration::from_millis(500));
+    let (history, _) =
+        whisper_dictation::history::History::open(&state.join("history.sqlite3")).unwrap();
+    let apps: Vec<Option<String>> = history
+        .recent(3)
+        .unwrap()
+        .into_iter()
+        .map(|entry| entry.app)
+        .collect();
+    assert_eq!(apps, vec![Some("Zenity".to_string()); 3], "{apps:?}");
+    drop(history);
 
     // (b) Sentence after sentence: eight held dictations into one box, 0.2 s from each key-up
     // to the next key-down.

@@ -24,6 +24,7 @@
     if (entry.model) parts.push(entry.model);
     if (entry.device) parts.push(entry.device);
     if (entry.language) parts.push(entry.language);
+    if (entry.app) parts.push("→ " + entry.app);
     if (entry.duration_ms > 0) parts.push((entry.duration_ms / 1000).toFixed(1) + " s");
     if (entry.key_up_to_pasted_ms != null) {
       parts.push(L.key_up_to_pasted + " " + entry.key_up_to_pasted_ms + " ms");

@@ -367,12 +367,13 @@ impl App {
         );
     }
 
-    /// A delivered dictation, for the history (when it is kept): `kept` is where its
-    /// recording is now, `None` when it was not kept.
+    /// A delivered dictation, for the history (when it is kept): what Whisper wrote before
+    /// the wording and the app the text went into, and `kept`, where its recording is now
+    /// (`None` when it was not kept).
     pub(super) fn remember_in_history(
         &self,
         text: &str,
-        heard: super::worker::Heard,
+        (heard, app): (super::worker::Heard, Option<String>),
         key_up_to_pasted_ms: Option<i64>,
         kept: Option<PathBuf>,
     ) {
@@ -406,7 +407,7 @@ impl App {
             device,
             device_reason,
             key_up_to_pasted_ms,
-            app: None,
+            app,
         };
         self.history.send(HistoryCommand::Add {
             entry,

@@ -47,6 +47,8 @@ pub enum OutputEvent {
         id: u64,
         text: String,
         delivered: Delivered,
+        /// The app the text went into (pasted or typed), when the system tells it.
+        app: Option<String>,
     },
     Failed {
         id: Option<u64>,
@@ -96,10 +98,15 @@ impl Output {
                         emit(match outcome {
                             Ok(delivered) => {
                                 last.record(&delivered);
+                                let app = delivered
+                                    .focus
+                                    .filter(|_| delivered.inserted())
+                                    .and_then(|focus| injector.app_name(focus));
                                 OutputEvent::Delivered {
                                     id,
                                     text,
                                     delivered,
+                                    app,
                                 }
                             }
                             Err(e) => {

@@ -194,6 +194,7 @@ impl App {
                 id,
                 text,
                 delivered,
+                app,
             } => {
                 let wanted = OutputMode::parse(&self.settings.output).unwrap_or(OutputMode::Paste);
                 if let Some(why) = delivered.not_pasted {
@@ -238,7 +239,7 @@ impl App {
                 self.last_error = None;
                 let pasted_ms = stage.key_up.map(|_| ms(Some(delivered.at)) as i64);
                 let kept = self.finish_delivered(id);
-                self.remember_in_history(&text, stage.heard, pasted_ms, kept);
+                self.remember_in_history(&text, (stage.heard, app), pasted_ms, kept);
             }
             OutputEvent::Failed { id, message } => {
                 tracing::error!(?id, message, "output failed");

@@ -166,6 +166,11 @@ impl Injector {
         Ok(injector)
     }
 
+    /// The name of the app `focus` belongs to (where a text went), when the system tells it.
+    pub fn app_name(&self, focus: Focus) -> Option<String> {
+        self.focus.as_ref()?.app_name(focus)
+    }
+
     /// The keystroke sender, created now if the permission changed since the last try.
     fn keyboard(&mut self, permission: Option<bool>) -> Option<&mut Enigo> {
         self.keyboard

@@ -2,7 +2,9 @@
 //! went. On X11 the window manager's `_NET_ACTIVE_WINDOW` (the X input focus where no window
 //! manager sets it), on macOS the frontmost application's process id. `None` where it cannot be
 //! told (Wayland, no display, a query that failed). Whether a text joins the one before is
-//! decided from it in portable code (`app::delivery`).
+//! decided from it in portable code (`app::delivery`). The app's name, for the history
+//! ([`FocusProbe::app_name`]): the window's `WM_CLASS` class on X11 (never its title, which
+//! names the person's documents), the application's localized name on macOS.
 
 /// The window or app that has the keyboard focus.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,6 +19,22 @@ pub enum Focus {
 pub struct FocusProbe {
     #[cfg(target_os = "linux")]
     x11: X11Focus,
+}
+
+/// The application class of an X11 `WM_CLASS` property's value: two NUL-terminated strings,
+/// the instance then the class ("gedit\0Gedit\0" → "Gedit"); the instance when there is no
+/// class; `None` when both are empty.
+pub fn class_of_wm_class(value: &[u8]) -> Option<String> {
+    let mut parts = value.split(|&b| b == 0).map(String::from_utf8_lossy);
+    let instance = parts.next().unwrap_or_default();
+    let class = parts.next().unwrap_or_default();
+    let name = if class.trim().is_empty() {
+        instance
+    } else {
+        class
+    };
+    let name = name.trim();
+    (!name.is_empty()).then(|| name.chars().take(100).collect())
 }
 
 #[cfg(target_os = "linux")]
@@ -102,5 +120,84 @@ impl FocusProbe {
         {
             None
         }
+    }
+
+    /// The name of the app that `focus` belongs to, as the system names it; `None` when it
+    /// cannot be told.
+    pub fn app_name(&self, focus: Focus) -> Option<String> {
+        #[cfg(target_os = "linux")]
+        {
+            use x11rb::protocol::xproto::{AtomEnum, ConnectionExt};
+            let Focus::Window(window) = focus else {
+                return None;
+            };
+            let reply = self
+                .x11
+                .conn
+                .get_property(false, window, AtomEnum::WM_CLASS, AtomEnum::STRING, 0, 64)
+                .ok()?
+                .reply()
+                .ok()?;
+            class_of_wm_class(&reply.value)
+        }
+        #[cfg(target_os = "macos")]
+        {
+            use objc2::runtime::{AnyClass, AnyObject};
+            let Focus::App(pid) = focus else {
+                return None;
+            };
+            let class = AnyClass::get(c"NSRunningApplication")?;
+            objc2::rc::autoreleasepool(|_| {
+                // SAFETY: +[NSRunningApplication runningApplicationWithProcessIdentifier:]
+                // takes a pid_t and returns an NSRunningApplication or nil, -localizedName an
+                // NSString or nil, -UTF8String a NUL-terminated C string (or NULL) that lives
+                // as long as the autorelease pool, which outlives the copy made here.
+                // objc2-app-kit 0.3.2 declares them so (NSRunningApplication.rs: 134, 252;
+                // the class is Send + Sync there), objc2-foundation's NSString.rs: 659.
+                unsafe {
+                    let app: *mut AnyObject =
+                        objc2::msg_send![class, runningApplicationWithProcessIdentifier: pid];
+                    if app.is_null() {
+                        return None;
+                    }
+                    let name: *mut AnyObject = objc2::msg_send![app, localizedName];
+                    if name.is_null() {
+                        return None;
+                    }
+                    let utf8: *const std::ffi::c_char = objc2::msg_send![name, UTF8String];
+                    if utf8.is_null() {
+                        return None;
+                    }
+                    let name = std::ffi::CStr::from_ptr(utf8).to_string_lossy();
+                    let name = name.trim();
+                    (!name.is_empty()).then(|| name.chars().take(100).collect())
+                }
+            })
+        }
+        #[cfg(not(any(target_os = "linux", target_os = "macos")))]
+        {
+            let _ = focus;
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_class_of_wm_class_names_the_app() {
+        assert_eq!(
+            class_of_wm_class(b"gedit\0Gedit\0").as_deref(),
+            Some("Gedit")
+        );
+        assert_eq!(
+            class_of_wm_class(b"zenity\0Zenity\0").as_deref(),
+            Some("Zenity")
+        );
+        assert_eq!(class_of_wm_class(b"xterm\0").as_deref(), Some("xterm"));
+        assert_eq!(class_of_wm_class(b"\0\0"), None);
+        assert_eq!(class_of_wm_class(b""), None);
     }
 }

@@ -12,7 +12,7 @@ mod webview;
 
 pub use clipboard::set_clipboard_text;
 pub use file_modes::{dir_builder_mode, mode_of, open_options_mode, set_mode};
-pub use focus::{Focus, FocusProbe};
+pub use focus::{class_of_wm_class, Focus, FocusProbe};
 pub use input::{clipboard_change_count, prime_keyboard_events, symbolic_hotkeys_plist};
 pub use notifications::{set_notification_sender, show_notification};
 pub use power::{performance_cores, UserActivity};
