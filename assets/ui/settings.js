@@ -90,8 +90,11 @@
   function textField(key, label, hint, kind) {
     const input = kind === "textarea"
       ? el("textarea", { spellcheck: false })
-      : el("input", { type: kind === "days" ? "text" : "text", autocomplete: "off", spellcheck: false });
-    if (kind === "days") input.inputMode = "numeric";
+      : el("input", { type: "text", autocomplete: "off", spellcheck: false });
+    if (kind === "days") {
+      input.inputMode = "numeric";
+      input.className = "days";
+    }
     input.addEventListener("input", () => send({ cmd: "check", key, value: input.value }));
     input.addEventListener("change", () => send({ cmd: "set", key, value: input.value }));
     if (kind !== "textarea") {

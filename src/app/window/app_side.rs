@@ -22,9 +22,14 @@ impl App {
 
     /// The window, opened (or brought to the front) on `page` at the loop's next turn.
     pub(in crate::app) fn open_window(&mut self, page: super::Page) {
+        let started = std::time::Instant::now();
         let form = (
             super::form::FormValues::of(&self.settings),
             self.form_choices(),
+        );
+        tracing::info!(
+            ms = started.elapsed().as_millis() as u64,
+            "settings page: choices listed"
         );
         let apply_proxy = self.proxy.clone();
         let proxy = self.proxy.clone();
