@@ -14,7 +14,9 @@
 //!   "Dr. Nowak" in it;
 //! - types "-5" in the days-to-keep field and sees the problem said next to the field (the
 //!   app's check answers "not valid"; the screenshot shows the red sentence that was not there
-//!   before) and nothing written.
+//!   before) and nothing written;
+//! - picks "History…" in the tray while the window is open and sees the same window go to its
+//!   History page (its title follows).
 //!
 //! Needs the desktop tools (`scripts/setup.sh --test`), WebKitGTK 4.1 and the `base` model;
 //! run under `flock /tmp/desktop.lock`. Logs and screenshots in
@@ -226,5 +228,12 @@ fn settings_page_applies_output_and_a_replacement_and_shows_a_problem_inline() {
         serde_json::Value::Null,
         "{text}"
     );
+
+    // History… while the window is open: the same window goes to its History page.
+    open_menu(&desktop, &out);
+    key(&desktop, "s");
+    wait(&mut app, "window: page shown");
+    let (same, _) = find_window(&desktop, "History");
+    assert_eq!(same, id, "one window, its title following the page");
     app.stop().unwrap_or_else(|e| panic!("{e}"));
 }

@@ -113,7 +113,9 @@ impl HistoryWindow {
             open.window.set_visible(true);
             open.window.set_focus();
             open.window.set_title(context.page.title(context.lang));
-            open.send(&ipc::Reply::Show { page: context.page });
+            let show = ipc::Reply::Show { page: context.page };
+            settings_page::log_reply(&show);
+            open.send(&show);
             return;
         }
         let data = context.webview_data.clone();

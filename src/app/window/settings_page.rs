@@ -209,6 +209,56 @@ mod tests {
         assert_eq!(applied[1].key(), "replacements");
     }
 
+    /// The page reads `kind` and these fields (assets/ui/settings.js).
+    #[test]
+    fn the_replies_are_the_json_the_page_reads() {
+        let values = FormValues::of(&Settings {
+            replacements: [("cube control".to_string(), "kubectl".to_string())].into(),
+            ..Settings::default()
+        });
+        let applied = serde_json::to_value(Reply::Applied {
+            key: "replacements".into(),
+            values,
+            saved: true,
+            problem: None,
+        })
+        .unwrap();
+        assert_eq!(applied["kind"], "applied");
+        assert_eq!(applied["saved"], true);
+        assert_eq!(applied["problem"], serde_json::Value::Null);
+        assert_eq!(
+            applied["values"]["replacements"],
+            serde_json::json!([["cube control", "kubectl"]])
+        );
+        assert_eq!(applied["values"]["history_text_days"], 0);
+        let checked = serde_json::to_value(Reply::Checked {
+            key: "hotkey".into(),
+            problem: Some("x".into()),
+        })
+        .unwrap();
+        assert_eq!(
+            checked,
+            serde_json::json!({"kind": "checked", "key": "hotkey", "problem": "x"})
+        );
+        let show = serde_json::to_value(Reply::Show {
+            page: Page::Settings,
+        })
+        .unwrap();
+        assert_eq!(
+            show,
+            serde_json::json!({"kind": "show", "page": "settings"})
+        );
+        let (session, _) = session();
+        let settings = serde_json::to_value(Reply::Settings {
+            values: session.values.clone(),
+            choices: session.choices.clone(),
+        })
+        .unwrap();
+        assert_eq!(settings["kind"], "settings");
+        assert_eq!(settings["choices"]["models"], serde_json::json!(["base"]));
+        assert!(settings["values"]["vocabulary"].is_array());
+    }
+
     #[test]
     fn page_commands_parse_and_unknown_pages_are_refused() {
         let parse = |body| super::super::ipc::parse("app://localhost/en/index.html", body);
