@@ -121,6 +121,9 @@ impl App {
                 tracing::info!(hotkey = text, "hotkey changed");
                 self.hotkey = Some(new);
                 super::warn_if_system_shortcut(&self.notifier, self.lang, &text);
+                if let Some(tray) = &mut self.tray {
+                    tray.offer_hotkey(&text);
+                }
                 self.settings.hotkey = text;
                 self.save_choice(SettingKey::Hotkey);
             }

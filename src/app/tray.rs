@@ -195,6 +195,8 @@ pub struct Tray {
     encoders: Radio,
     modes: Radio,
     hotkeys: Radio,
+    /// The Hotkey submenu (a hotkey chosen on the Settings page is added to it).
+    mode_menu: Submenu,
     microphones: Radio,
     outputs: Radio,
     overlay: CheckMenuItem,
@@ -466,6 +468,7 @@ impl Tray {
             encoders,
             modes,
             hotkeys,
+            mode_menu: mode_menu.clone(),
             microphones,
             outputs,
             overlay,
@@ -504,6 +507,24 @@ impl Tray {
         self.keep_recordings
             .set_checked(settings.keep_delivered_recordings);
         self.keep_history.set_checked(settings.keep_history);
+    }
+
+    /// Adds `hotkey` to the Hotkey submenu when it is none of its items (one typed on the
+    /// Settings page), so that its check mark can show it.
+    pub fn offer_hotkey(&mut self, hotkey: &str) {
+        if self.hotkeys.items.iter().any(|(value, _)| value == hotkey) {
+            return;
+        }
+        let label = hotkey_label(hotkey, crate::platform::IS_MACOS);
+        let item = CheckMenuItem::with_id(
+            MenuAction::Hotkey(hotkey.into()).id(),
+            label,
+            true,
+            false,
+            None,
+        );
+        let _ = self.mode_menu.append(&item);
+        self.hotkeys.items.push((hotkey.to_string(), item));
     }
 
     /// "Forget everything…", or while it waits for its confirming click, the label asking for it.
