@@ -22,8 +22,8 @@ mod app_rig;
 mod rig;
 
 use app_rig::{
-    clip_text, dictate_copied, find_window, fresh_desktop, open_menu, start_app, wait_ready,
-    write_settings,
+    activate_window, clip_text, dictate_copied, find_window, fresh_desktop, open_menu, start_app,
+    wait_ready, write_settings,
 };
 use rig::{log_field, AppProcess, Desktop};
 use std::fs;
@@ -123,10 +123,7 @@ fn history_window_plays_retranscribes_and_exports_a_dictation() {
     key(&desktop, HISTORY_KEY);
     wait_log(&mut app, "history window painted", Duration::from_secs(20));
     let (id, area) = find_window(&desktop, "History");
-    let mut activate = desktop.command("xdotool");
-    activate.args(["windowactivate", "--sync", &id]);
-    rig::run_ok(activate, "xdotool windowactivate", Duration::from_secs(10))
-        .unwrap_or_else(|e| panic!("{e}"));
+    activate_window(&desktop, &id);
     let word = rig::words(&copied)
         .into_iter()
         .max_by_key(|w| w.chars().count())

@@ -27,10 +27,10 @@ mod app_rig;
 mod rig;
 
 use app_rig::{
-    find_window, fresh_desktop, open_menu, resident_mb, start_app, wait_for_clipboard, wait_ready,
-    write_settings,
+    activate_window, find_window, fresh_desktop, open_menu, resident_mb, start_app,
+    wait_for_clipboard, wait_for_page_on_screen, wait_ready, write_settings,
 };
-use rig::{log_field, AppProcess, Desktop, Image};
+use rig::{log_field, AppProcess, Desktop};
 use std::fs;
 use std::path::Path;
 use std::thread;
@@ -101,52 +101,6 @@ fn fill_history(state: &Path) {
                 app: None,
             })
             .unwrap();
-    }
-}
-
-/// Pixels of `image`: (light, dark) counts; light is the page's background, dark its text.
-fn light_and_dark(image: &Image) -> (u64, u64) {
-    let (mut light, mut dark) = (0u64, 0u64);
-    for y in 0..image.height {
-        for x in 0..image.width {
-            let [r, g, b] = image.pixel(x, y);
-            let sum = u32::from(r) + u32::from(g) + u32::from(b);
-            if sum > 700 {
-                light += 1;
-            } else if sum < 200 {
-                dark += 1;
-            }
-        }
-    }
-    (light, dark)
-}
-
-/// Takes screenshots of `area` into `shot` until it shows the page (mostly light, with text);
-/// returns how long that took.
-fn wait_for_page_on_screen(desktop: &Desktop, area: (u32, u32, u32, u32), shot: &Path) -> Duration {
-    let started = Instant::now();
-    let total = u64::from(area.2) * u64::from(area.3);
-    loop {
-        desktop
-            .screenshot_region(shot, area)
-            .unwrap_or_else(|e| panic!("{e}"));
-        let image = Image::read(shot).unwrap_or_else(|e| panic!("{e}"));
-        let (light, dark) = light_and_dark(&image);
-        if light * 2 > total && dark > 500 {
-            println!(
-                "{}: {}x{}, {light} light and {dark} dark of {total} pixels",
-                shot.display(),
-                image.width,
-                image.height
-            );
-            return started.elapsed();
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(15),
-            "the window never showed the page: {light} light, {dark} dark of {total} pixels in {}",
-            shot.display()
-        );
-        thread::sleep(Duration::from_millis(150));
     }
 }
 
@@ -244,10 +198,7 @@ fn history_window_lists_searches_copies_and_closes() {
     fs::copy(&shot, &docs).unwrap_or_else(|e| panic!("{}: {e}", docs.display()));
 
     // A search without diacritics finds the Polish entry.
-    let mut activate = desktop.command("xdotool");
-    activate.args(["windowactivate", "--sync", &id]);
-    rig::run_ok(activate, "xdotool windowactivate", Duration::from_secs(10))
-        .unwrap_or_else(|e| panic!("{e}"));
+    activate_window(&desktop, &id);
     let mut typing = desktop.command("xdotool");
     typing.args(["type", "--delay", "80", "zolw"]);
     rig::run_ok(typing, "xdotool type", Duration::from_secs(10)).unwrap_or_else(|e| panic!("{e}"));

@@ -30,6 +30,7 @@ impl App {
             }
             MenuAction::Retry => self.input(Input::Retry),
             MenuAction::OpenHistory => self.open_history_window(),
+            MenuAction::OpenSettings => self.open_window(super::window::Page::Settings),
             MenuAction::Model(name) => {
                 self.settings.model = name;
                 self.save_choice(SettingKey::Model);
@@ -104,6 +105,7 @@ impl App {
         if let Some(tray) = &self.tray {
             tray.show_settings(&self.settings);
         }
+        self.window_shows_settings();
     }
 
     /// Registers `text` instead of the current hotkey; on failure the old one stays.
@@ -119,6 +121,9 @@ impl App {
                 tracing::info!(hotkey = text, "hotkey changed");
                 self.hotkey = Some(new);
                 super::warn_if_system_shortcut(&self.notifier, self.lang, &text);
+                if let Some(tray) = &mut self.tray {
+                    tray.offer_hotkey(&text);
+                }
                 self.settings.hotkey = text;
                 self.save_choice(SettingKey::Hotkey);
             }

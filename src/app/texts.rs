@@ -15,6 +15,8 @@ pub struct Labels {
     pub retry: &'static str,
     /// Opens the History window.
     pub history: &'static str,
+    /// Opens the window on its Settings page.
+    pub settings: &'static str,
     pub model: &'static str,
     pub language: &'static str,
     pub lang_auto: &'static str,
@@ -63,6 +65,7 @@ pub fn labels(lang: UiLang) -> Labels {
             recent_none: "(nothing dictated yet)",
             retry: "&Retry last recording",
             history: "Hi&story…",
+            settings: "S&ettings…",
             model: "&Model",
             language: "&Language",
             lang_auto: "&Auto-detect",
@@ -100,6 +103,7 @@ pub fn labels(lang: UiLang) -> Labels {
             recent_none: "(jeszcze nic nie podyktowano)",
             retry: "Ponów ostatnie &nagranie",
             history: "&Historia…",
+            settings: "Ust&awienia…",
             model: "&Model",
             language: "&Język",
             lang_auto: "&Wykrywaj automatycznie",
@@ -412,6 +416,7 @@ mod tests {
                 l.recent,
                 l.retry,
                 l.history,
+                l.settings,
                 l.model,
                 l.language,
                 l.device,
@@ -451,6 +456,8 @@ mod tests {
         // tests/desktop_history_window.rs opens History with "s" (English).
         assert_eq!(mnemonic(labels(UiLang::En).history), Some('s'));
         assert_eq!(mnemonic(labels(UiLang::Pl).history), Some('h'));
+        // tests/desktop_settings_window.rs opens Settings with "e" (English).
+        assert_eq!(mnemonic(labels(UiLang::En).settings), Some('e'));
     }
 
     #[test]

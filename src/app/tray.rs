@@ -14,6 +14,7 @@ use crate::device::DeviceKind;
 use crate::i18n::UiLang;
 use crate::inject::OutputMode;
 use crate::settings::Settings;
+use tray_icon::menu::accelerator::{Accelerator, Code, Modifiers};
 use tray_icon::menu::{CheckMenuItem, IsMenuItem, Menu, MenuItem, PredefinedMenuItem, Submenu};
 use tray_icon::{Icon, TrayIcon, TrayIconBuilder};
 
@@ -28,6 +29,8 @@ pub enum MenuAction {
     Retry,
     /// Open the History window (or bring it to the front).
     OpenHistory,
+    /// Open the window on its Settings page (or go there).
+    OpenSettings,
     Model(String),
     /// A catalogue model to download (a first click arms it, a second starts it).
     DownloadModel(String),
@@ -71,6 +74,7 @@ impl MenuAction {
             MenuAction::CopyRecent(i) => format!("recent:{i}"),
             MenuAction::Retry => "retry".into(),
             MenuAction::OpenHistory => "history".into(),
+            MenuAction::OpenSettings => "settings".into(),
             MenuAction::Model(m) => format!("model:{m}"),
             MenuAction::DownloadModel(m) => format!("download:{m}"),
             MenuAction::RedownloadModel(m) => format!("redownload:{m}"),
@@ -101,6 +105,7 @@ impl MenuAction {
             ("recent", i) => MenuAction::CopyRecent(i.parse().ok()?),
             ("retry", "") => MenuAction::Retry,
             ("history", "") => MenuAction::OpenHistory,
+            ("settings", "") => MenuAction::OpenSettings,
             ("model", m) if !m.is_empty() => MenuAction::Model(m.to_string()),
             ("download", m) if !m.is_empty() => MenuAction::DownloadModel(m.to_string()),
             ("redownload", m) if !m.is_empty() => MenuAction::RedownloadModel(m.to_string()),
@@ -134,6 +139,13 @@ fn encoder_choice(setting: &str) -> &'static str {
         crate::whisper::PaddingEncoding::Full => "exact",
         crate::whisper::PaddingEncoding::Primed => "fast",
     }
+}
+
+/// "Settings…"'s shortcut: ⌘, on macOS, as every Mac app's settings (muda gives the macOS
+/// menu item the key equivalent "," with Command for META: muda's `accelerator/macos.rs`), shown in the
+/// menu and working while it is open; none elsewhere (a tray menu there has no shortcuts).
+pub fn settings_accelerator(mac: bool) -> Option<Accelerator> {
+    mac.then(|| Accelerator::new(Modifiers::META, Code::Comma))
 }
 
 /// A group of check items of which exactly one is checked (muda has no radio items).
@@ -183,6 +195,8 @@ pub struct Tray {
     encoders: Radio,
     modes: Radio,
     hotkeys: Radio,
+    /// The Hotkey submenu (a hotkey chosen on the Settings page is added to it).
+    mode_menu: Submenu,
     microphones: Radio,
     outputs: Radio,
     overlay: CheckMenuItem,
@@ -223,6 +237,12 @@ impl Tray {
         let recent = Submenu::with_id("recent", l.recent, true);
         let retry = MenuItem::with_id("retry", l.retry, false, None);
         let history = MenuItem::with_id(MenuAction::OpenHistory.id(), l.history, true, None);
+        let settings_item = MenuItem::with_id(
+            MenuAction::OpenSettings.id(),
+            l.settings,
+            true,
+            settings_accelerator(crate::platform::IS_MACOS),
+        );
 
         let model_menu = Submenu::new(l.model, true);
 
@@ -387,13 +407,14 @@ impl Tray {
         );
         let logs = MenuItem::with_id(MenuAction::OpenLogs.id(), l.open_logs, true, None);
         let quit = MenuItem::with_id(MenuAction::Quit.id(), l.quit, true, None);
-        let items: [&dyn IsMenuItem; 21] = [
+        let items: [&dyn IsMenuItem; 22] = [
             &status,
             &microphone,
             &PredefinedMenuItem::separator(),
             &recent,
             &retry,
             &history,
+            &settings_item,
             &PredefinedMenuItem::separator(),
             &model_menu,
             &language_menu,
@@ -447,6 +468,7 @@ impl Tray {
             encoders,
             modes,
             hotkeys,
+            mode_menu: mode_menu.clone(),
             microphones,
             outputs,
             overlay,
@@ -485,6 +507,24 @@ impl Tray {
         self.keep_recordings
             .set_checked(settings.keep_delivered_recordings);
         self.keep_history.set_checked(settings.keep_history);
+    }
+
+    /// Adds `hotkey` to the Hotkey submenu when it is none of its items (one typed on the
+    /// Settings page), so that its check mark can show it.
+    pub fn offer_hotkey(&mut self, hotkey: &str) {
+        if self.hotkeys.items.iter().any(|(value, _)| value == hotkey) {
+            return;
+        }
+        let label = hotkey_label(hotkey, crate::platform::IS_MACOS);
+        let item = CheckMenuItem::with_id(
+            MenuAction::Hotkey(hotkey.into()).id(),
+            label,
+            true,
+            false,
+            None,
+        );
+        let _ = self.mode_menu.append(&item);
+        self.hotkeys.items.push((hotkey.to_string(), item));
     }
 
     /// "Forget everything…", or while it waits for its confirming click, the label asking for it.
@@ -652,6 +692,7 @@ mod tests {
             MenuAction::CopyRecent(3),
             MenuAction::Retry,
             MenuAction::OpenHistory,
+            MenuAction::OpenSettings,
             MenuAction::Model("large-v3-turbo".into()),
             MenuAction::DownloadModel("small".into()),
             MenuAction::RedownloadModel("base".into()),
@@ -698,6 +739,14 @@ mod tests {
         ] {
             assert_eq!(MenuAction::parse(junk), None, "{junk}");
         }
+    }
+
+    #[test]
+    fn settings_has_command_comma_on_macos_only() {
+        let mac = settings_accelerator(true).expect("an accelerator on macOS");
+        assert_eq!(mac, Accelerator::new(Modifiers::META, Code::Comma));
+        assert_eq!("cmd+comma".parse::<Accelerator>().ok(), Some(mac));
+        assert_eq!(settings_accelerator(false), None);
     }
 
     #[test]

@@ -24,7 +24,7 @@ use std::io;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-/// A setting the menu changes, by its key in the file.
+/// A setting the menu or the Settings page changes, by its key in the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SettingKey {
     Model,
@@ -39,10 +39,18 @@ pub enum SettingKey {
     OverlayPosition,
     KeepRecordings,
     KeepHistory,
+    // The Settings page's (the menu has no item for these).
+    Vocabulary,
+    Replacements,
+    Prompt,
+    SpokenCommands,
+    RemoveFillers,
+    HistoryTextDays,
+    HistoryAudioDays,
 }
 
 impl SettingKey {
-    pub const ALL: [SettingKey; 12] = [
+    pub const ALL: [SettingKey; 19] = [
         SettingKey::Model,
         SettingKey::Language,
         SettingKey::Device,
@@ -55,6 +63,13 @@ impl SettingKey {
         SettingKey::OverlayPosition,
         SettingKey::KeepRecordings,
         SettingKey::KeepHistory,
+        SettingKey::Vocabulary,
+        SettingKey::Replacements,
+        SettingKey::Prompt,
+        SettingKey::SpokenCommands,
+        SettingKey::RemoveFillers,
+        SettingKey::HistoryTextDays,
+        SettingKey::HistoryAudioDays,
     ];
 
     /// The key in settings.json (the field's name).
@@ -72,6 +87,13 @@ impl SettingKey {
             SettingKey::OverlayPosition => "overlay_position",
             SettingKey::KeepRecordings => "keep_delivered_recordings",
             SettingKey::KeepHistory => "keep_history",
+            SettingKey::Vocabulary => "vocabulary",
+            SettingKey::Replacements => "replacements",
+            SettingKey::Prompt => "prompt",
+            SettingKey::SpokenCommands => "spoken_commands",
+            SettingKey::RemoveFillers => "remove_fillers",
+            SettingKey::HistoryTextDays => "history_text_days",
+            SettingKey::HistoryAudioDays => "history_audio_days",
         }
     }
 
@@ -90,6 +112,19 @@ impl SettingKey {
             SettingKey::OverlayPosition => Value::from(settings.overlay_position.as_str()),
             SettingKey::KeepRecordings => Value::from(settings.keep_delivered_recordings),
             SettingKey::KeepHistory => Value::from(settings.keep_history),
+            SettingKey::Vocabulary => Value::from(settings.vocabulary.clone()),
+            SettingKey::Replacements => Value::Object(
+                settings
+                    .replacements
+                    .iter()
+                    .map(|(said, written)| (said.clone(), Value::from(written.as_str())))
+                    .collect(),
+            ),
+            SettingKey::Prompt => Value::from(settings.prompt.as_str()),
+            SettingKey::SpokenCommands => Value::from(settings.spoken_commands),
+            SettingKey::RemoveFillers => Value::from(settings.remove_fillers),
+            SettingKey::HistoryTextDays => Value::from(settings.history_text_days),
+            SettingKey::HistoryAudioDays => Value::from(settings.history_audio_days),
         }
     }
 }
@@ -573,6 +608,45 @@ mod tests {
             set_key(dir.path(), &settings, SettingKey::Language).unwrap(),
             Written::Unchanged
         );
+    }
+
+    /// The Settings page writes lists and pairs one key at a time too: the person's hand edits
+    /// of other keys (an unknown key, a prompt, their layout) stay byte for byte.
+    #[test]
+    fn the_settings_page_s_lists_and_pairs_keep_every_other_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(SETTINGS_FILE);
+        let hand = "{\n    \"prompt\": \"Spotkanie z Agnieszk\\u0105\",\n    \"my_note\": [1, 2],\n    \"vocabulary\": [\"Wroc\u{142}aw\"]\n}\n";
+        std::fs::write(&path, hand).unwrap();
+        let settings = Settings {
+            vocabulary: vec!["Wrocław".into(), "Kubernetes".into()],
+            replacements: [("cube control".to_string(), "kubectl".to_string())].into(),
+            history_text_days: 30,
+            ..Settings::default()
+        };
+        for key in [
+            SettingKey::Vocabulary,
+            SettingKey::Replacements,
+            SettingKey::HistoryTextDays,
+        ] {
+            assert_eq!(
+                set_key(dir.path(), &settings, key).unwrap(),
+                Written::Changed
+            );
+        }
+        let after = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            after.starts_with(
+                "{\n    \"prompt\": \"Spotkanie z Agnieszk\\u0105\",\n    \"my_note\": [1, 2],\n    \"vocabulary\": [\"Wroc\u{142}aw\",\"Kubernetes\"],\n    \"replacements\": {\"cube control\":\"kubectl\"},\n    \"history_text_days\": 30\n}"
+            ),
+            "{after}"
+        );
+        let (loaded, warning) = Settings::load(dir.path());
+        assert!(warning.is_none());
+        assert_eq!(loaded.prompt, "Spotkanie z Agnieszką");
+        assert_eq!(loaded.vocabulary, settings.vocabulary);
+        assert_eq!(loaded.replacements, settings.replacements);
+        assert_eq!(loaded.history_text_days, 30);
     }
 
     #[test]

@@ -291,8 +291,9 @@ pub fn dictate_copied(desktop: &Desktop, app: &mut AppProcess, clip_name: &str) 
     desktop.clipboard().unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// The window titled `title`: its X id and client rectangle (x, y, width, height) on screen
-/// (`xwininfo`'s absolute position: `xdotool getwindowgeometry` is off by openbox's frame).
+/// The visible window titled exactly `title`: its X id and client rectangle (x, y, width,
+/// height) on screen (`xwininfo`'s absolute position: `xdotool getwindowgeometry` is off by
+/// openbox's frame).
 pub fn find_window(desktop: &Desktop, title: &str) -> (String, (u32, u32, u32, u32)) {
     let mut search = desktop.command("xdotool");
     search.args([
@@ -322,4 +323,67 @@ pub fn find_window(desktop: &Desktop, title: &str) -> (String, (u32, u32, u32, u
         field("Height:"),
     );
     (id, area)
+}
+
+/// Focuses the window of X id `id` (openbox raises it).
+pub fn activate_window(desktop: &Desktop, id: &str) {
+    let mut activate = desktop.command("xdotool");
+    activate.args(["windowactivate", "--sync", id]);
+    crate::rig::run_ok(activate, "xdotool windowactivate", Duration::from_secs(10))
+        .unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// Pixels of `image` whose colour is within `tolerance` (per channel) of `colour`.
+pub fn count_colour(image: &crate::rig::Image, colour: [u8; 3], tolerance: u8) -> u64 {
+    let mut count = 0;
+    for y in 0..image.height {
+        for x in 0..image.width {
+            let pixel = image.pixel(x, y);
+            if pixel
+                .iter()
+                .zip(colour)
+                .all(|(&p, c)| p.abs_diff(c) <= tolerance)
+            {
+                count += 1;
+            }
+        }
+    }
+    count
+}
+
+/// Takes screenshots of `area` into `shot` until it shows a page of the app's window (mostly
+/// its light background, with dark text), not an empty window; returns how long that took.
+pub fn wait_for_page_on_screen(
+    desktop: &Desktop,
+    area: (u32, u32, u32, u32),
+    shot: &Path,
+) -> Duration {
+    let started = Instant::now();
+    let total = u64::from(area.2) * u64::from(area.3);
+    loop {
+        desktop
+            .screenshot_region(shot, area)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let image = crate::rig::Image::read(shot).unwrap_or_else(|e| panic!("{e}"));
+        let (mut light, mut dark) = (0u64, 0u64);
+        for y in 0..image.height {
+            for x in 0..image.width {
+                let sum: u32 = image.pixel(x, y).iter().map(|&c| u32::from(c)).sum();
+                if sum > 700 {
+                    light += 1;
+                } else if sum < 200 {
+                    dark += 1;
+                }
+            }
+        }
+        if light * 2 > total && dark > 500 {
+            return started.elapsed();
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "the window never showed the page: {light} light, {dark} dark of {total} pixels in {}",
+            shot.display()
+        );
+        thread::sleep(Duration::from_millis(150));
+    }
 }

@@ -13,11 +13,28 @@ pub enum WindowRequest {
     Copy(String),
     /// A re-transcription the window started is done.
     Retranscribed(Retranscription),
+    /// Apply a valid change of a setting from the Settings page (`settings_side.rs`).
+    Apply(super::form::Change),
 }
 
 impl App {
     /// The menu's "History…": the window opens at the loop's next turn.
     pub(in crate::app) fn open_history_window(&mut self) {
+        self.open_window(super::Page::History);
+    }
+
+    /// The window, opened (or brought to the front) on `page` at the loop's next turn.
+    pub(in crate::app) fn open_window(&mut self, page: super::Page) {
+        let started = std::time::Instant::now();
+        let form = (
+            super::form::FormValues::of(&self.settings),
+            self.form_choices(),
+        );
+        tracing::info!(
+            ms = started.elapsed().as_millis() as u64,
+            "settings page: choices listed"
+        );
+        let apply_proxy = self.proxy.clone();
         let proxy = self.proxy.clone();
         let back = self.proxy.clone();
         let retranscription = RetranscriptionContext {
@@ -46,6 +63,11 @@ impl App {
             }),
             retranscription,
             export_folder: export_folder(),
+            page,
+            form,
+            apply: Box::new(move |change| {
+                let _ = apply_proxy.send_event(AppEvent::Window(WindowRequest::Apply(change)));
+            }),
         });
     }
 
@@ -53,6 +75,7 @@ impl App {
         match request {
             WindowRequest::Copy(text) => self.output.send(OutputCommand::Copy(text)),
             WindowRequest::Retranscribed(done) => self.history_window.retranscribed(done),
+            WindowRequest::Apply(change) => self.apply_setting(change),
         }
     }
 }

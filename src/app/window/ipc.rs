@@ -63,6 +63,28 @@ pub enum Command {
     Export {
         format: ExportFormat,
     },
+    // The Settings page's ([`super::settings_page`]).
+    /// The form's values and choices.
+    Settings {},
+    /// Check `value` for the setting `key` as the person types (nothing is applied).
+    Check {
+        key: String,
+        value: serde_json::Value,
+    },
+    /// Check `value` for `key` and, when valid, apply it (saved and used at once).
+    Set {
+        key: String,
+        value: serde_json::Value,
+    },
+    /// The person went to `page` (the window's title follows).
+    Page {
+        page: super::Page,
+    },
+    /// The first frame of `page` with its content is on screen (the open-time log line of a
+    /// window opened on that page).
+    Shown {
+        page: super::Page,
+    },
 }
 
 /// The formats of [`Command::Export`].
@@ -179,6 +201,30 @@ pub enum Reply {
     Failed {
         detail: String,
     },
+    // The Settings page's ([`super::settings_page`]).
+    /// The form's values (as the app has them now) and what its lists offer.
+    Settings {
+        values: super::form::FormValues,
+        choices: super::form::FormChoices,
+    },
+    /// A value checked: `problem` says, in the UI language, why it is not taken (`None`: valid).
+    Checked {
+        key: String,
+        problem: Option<String>,
+    },
+    /// A change of `key` applied by the app; `values` are the settings now. `saved`: written in
+    /// settings.json (else it applies in memory only, and the notification said why);
+    /// `problem`: the app could not apply it after all (a hotkey the system refused).
+    Applied {
+        key: String,
+        values: super::form::FormValues,
+        saved: bool,
+        problem: Option<String>,
+    },
+    /// Show `page` (the menu asked for the window while it was open).
+    Show {
+        page: super::Page,
+    },
 }
 
 /// What the window does beyond the database: the app's clipboard, the sound output, the
@@ -209,6 +255,12 @@ pub fn dispatch(
 ) -> Option<Reply> {
     let reply = match command {
         Command::Painted => return None,
+        // Answered by the Settings page's session before the history is asked.
+        Command::Settings {}
+        | Command::Check { .. }
+        | Command::Set { .. }
+        | Command::Page { .. }
+        | Command::Shown { .. } => return None,
         Command::Hello => list(history, ""),
         Command::Search { query } => list(history, &query),
         Command::Copy { id } => match history.get(id) {

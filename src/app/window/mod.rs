@@ -1,5 +1,7 @@
 //! The History window: one tao window with the system webview (wry: WebKitGTK on Linux,
-//! WKWebView on macOS) showing the dictation history, opened from the menu's "History…".
+//! WKWebView on macOS) showing the dictation history, opened from the menu's "History…", and
+//! the settings, opened on its Settings page from "Settings…" ([`Page`]; the page's form is
+//! [`form`], its commands [`settings_page`], the app's side of a change `settings_side.rs`).
 //!
 //! This module owns the window, its webview and the window's own connection to the history
 //! database (`history.sqlite3` in the state folder; WAL lets it sit beside the app's history
@@ -16,9 +18,13 @@
 mod actions;
 mod app_side;
 pub mod diff;
+pub mod form;
 pub mod ipc;
 pub mod protocol;
 pub mod retranscribe;
+mod settings_page;
+mod settings_side;
+pub mod settings_texts;
 pub mod texts;
 
 use crate::history::History;
@@ -36,6 +42,8 @@ use wry::{NewWindowResponse, WebContext, WebView, WebViewBuilder};
 
 pub use actions::RetranscriptionContext;
 pub use app_side::WindowRequest;
+pub use settings_page::Page;
+use settings_page::SettingsSession;
 
 /// What the window needs from the app when it opens.
 pub struct WindowContext {
@@ -54,6 +62,12 @@ pub struct WindowContext {
     pub retranscription: actions::RetranscriptionContext,
     /// Where exports are written (the Downloads folder).
     pub export_folder: PathBuf,
+    /// The page the window opens on (or, when it is open, goes to).
+    pub page: Page,
+    /// The Settings page's values and choices now.
+    pub form: (form::FormValues, form::FormChoices),
+    /// Hands a valid change of a setting to the app.
+    pub apply: Box<dyn FnMut(form::Change)>,
 }
 
 /// Why the window could not be opened.
@@ -80,7 +94,8 @@ pub struct HistoryWindow {
 /// An open window. Fields drop in order: the webview before its window.
 struct Open {
     webview: Rc<WebView>,
-    window: Window,
+    window: Rc<Window>,
+    /// The IPC handler's session (the handler holds it too, and goes with the webview).
     session: Rc<RefCell<Session>>,
 }
 
@@ -105,6 +120,10 @@ impl HistoryWindow {
         if let Some(open) = &self.open {
             open.window.set_visible(true);
             open.window.set_focus();
+            open.window.set_title(context.page.title(context.lang));
+            let show = ipc::Reply::Show { page: context.page };
+            settings_page::log_reply(&show);
+            open.send(&show);
             return;
         }
         let data = context.webview_data.clone();
@@ -131,6 +150,24 @@ impl HistoryWindow {
         }
     }
 
+    /// The app's settings changed (a menu choice, or a change the page asked for): the open
+    /// Settings page shows them; for a change the page asked for, `applied` is the answer.
+    pub fn settings_changed(&mut self, values: form::FormValues, applied: Option<ipc::Reply>) {
+        let Some(open) = &self.open else {
+            return;
+        };
+        let choices = match open.session.try_borrow_mut() {
+            Ok(mut session) => {
+                session.settings.values = values.clone();
+                session.settings.choices.clone()
+            }
+            Err(_) => return tracing::warn!("settings page: not updated (busy)"),
+        };
+        let reply = applied.unwrap_or(ipc::Reply::Settings { values, choices });
+        settings_page::log_reply(&reply);
+        open.send(&reply);
+    }
+
     /// Closes the window (nothing of it stays alive: a recording playing stops).
     pub fn close(&mut self) {
         if let Some(open) = self.open.take() {
@@ -155,6 +192,15 @@ impl HistoryWindow {
     }
 }
 
+impl Open {
+    /// Hands `reply` to the page.
+    fn send(&self, reply: &ipc::Reply) {
+        if let Err(e) = self.webview.evaluate_script(&ipc::reply_script(reply)) {
+            tracing::warn!("history window: cannot answer the page: {e}");
+        }
+    }
+}
+
 /// What the IPC handler holds while the window is open: the database connection and the
 /// recordings' owner. Dropped with the webview.
 struct Session {
@@ -164,6 +210,11 @@ struct Session {
     clicked: Instant,
     painted: bool,
     webview: Weak<WebView>,
+    /// The page the window opened on (its first paint is the one logged).
+    page: Page,
+    lang: UiLang,
+    window: Weak<Window>,
+    settings: SettingsSession,
 }
 
 impl Session {
@@ -173,7 +224,39 @@ impl Session {
             Ok(command) => command,
             Err(e) => return tracing::warn!("{e}"),
         };
-        if command == ipc::Command::Painted && !self.painted {
+        match &command {
+            ipc::Command::Page { page } => {
+                if let Some(window) = self.window.upgrade() {
+                    window.set_title(page.title(self.lang));
+                }
+                return;
+            }
+            ipc::Command::Shown { page } => {
+                if !self.painted && *page == self.page && *page != Page::History {
+                    self.painted = true;
+                    tracing::info!(
+                        after_click_ms = self.clicked.elapsed().as_millis() as u64,
+                        page = page.name(),
+                        "settings page painted"
+                    );
+                }
+                return;
+            }
+            command if SettingsSession::owns(command) => {
+                let reply = self.settings.handle(command);
+                if let Some(reply) = &reply {
+                    settings_page::log_reply(reply);
+                }
+                if let (Some(reply), Some(webview)) = (reply, self.webview.upgrade()) {
+                    if let Err(e) = webview.evaluate_script(&ipc::reply_script(&reply)) {
+                        tracing::warn!("settings page: cannot answer the page: {e}");
+                    }
+                }
+                return;
+            }
+            _ => {}
+        }
+        if command == ipc::Command::Painted && !self.painted && self.page == Page::History {
             self.painted = true;
             tracing::info!(
                 after_click_ms = self.clicked.elapsed().as_millis() as u64,
@@ -257,6 +340,7 @@ fn log_reply(reply: &ipc::Reply) {
         ipc::Reply::Exported { entries, path } => {
             tracing::info!(entries, path, "history window: history exported");
         }
+        other => settings_page::log_reply(other),
     }
 }
 
@@ -266,12 +350,12 @@ fn open<T: 'static>(
     clicked: Instant,
     context: WindowContext,
 ) -> Result<Open, WindowError> {
-    let labels = texts::labels(context.lang);
     let window = WindowBuilder::new()
-        .with_title(labels.title)
+        .with_title(context.page.title(context.lang))
         .with_inner_size(LogicalSize::new(760.0, 600.0))
         .with_min_inner_size(LogicalSize::new(420.0, 320.0))
         .build(target)
+        .map(Rc::new)
         .map_err(|e| WindowError::Window(e.to_string()))?;
     // Never sets a damaged file aside: the app's history thread does that, and says so.
     let history = History::open_as_is(&context.database).map_err(|e| e.to_string());
@@ -289,6 +373,15 @@ fn open<T: 'static>(
         clicked,
         painted: false,
         webview: Weak::new(),
+        page: context.page,
+        lang: context.lang,
+        window: Rc::downgrade(&window),
+        settings: SettingsSession {
+            values: context.form.0,
+            choices: context.form.1,
+            lang: context.lang,
+            apply: context.apply,
+        },
     }));
     let from_page = Rc::clone(&session);
     // Registered once per context where the context holds it (Linux), per webview elsewhere.
@@ -324,7 +417,11 @@ fn open<T: 'static>(
         })
         .with_download_started_handler(|_url, _path| false)
         .with_drag_drop_handler(|_| true)
-        .with_url(protocol::start_url(context.lang));
+        .with_url(format!(
+            "{}#{}",
+            protocol::start_url(context.lang),
+            context.page.name()
+        ));
     let webview = Rc::new(crate::platform::build_webview(builder, &window)?);
     session.borrow_mut().webview = Rc::downgrade(&webview);
     Ok(Open {

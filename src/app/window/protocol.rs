@@ -22,6 +22,7 @@ pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; 
 const INDEX_HTML: &str = include_str!("../../../assets/ui/index.html");
 const STYLE_CSS: &str = include_str!("../../../assets/ui/style.css");
 const APP_JS: &str = include_str!("../../../assets/ui/app.js");
+const SETTINGS_JS: &str = include_str!("../../../assets/ui/settings.js");
 
 /// Whether `url` is one of the window's own pages.
 pub fn is_own_url(url: &str) -> bool {
@@ -74,7 +75,14 @@ pub fn asset(path: &str) -> Asset {
         ),
         "labels.js" => found(
             "text/javascript; charset=utf-8",
-            Cow::Owned(super::texts::labels_script(lang).into_bytes()),
+            Cow::Owned(
+                (super::texts::labels_script(lang) + &super::settings_texts::labels_script(lang))
+                    .into_bytes(),
+            ),
+        ),
+        "settings.js" => found(
+            "text/javascript; charset=utf-8",
+            Cow::Borrowed(SETTINGS_JS.as_bytes()),
         ),
         _ => Asset {
             status: 404,
@@ -113,7 +121,13 @@ mod tests {
     #[test]
     fn serves_the_bundled_ui_and_nothing_else() {
         for lang in ["en", "pl"] {
-            for file in ["index.html", "style.css", "app.js", "labels.js"] {
+            for file in [
+                "index.html",
+                "style.css",
+                "app.js",
+                "labels.js",
+                "settings.js",
+            ] {
                 let path = format!("/{lang}/{file}");
                 assert_eq!(asset(&path).status, 200, "{path}");
             }
@@ -146,18 +160,22 @@ mod tests {
         for (at, _) in page.match_indices("<script") {
             let tag = &page[at..at + page[at..].find('>').unwrap()];
             assert!(
-                tag.contains(r#"src="labels.js""#) || tag.contains(r#"src="app.js""#),
+                tag.contains(r#"src="labels.js""#)
+                    || tag.contains(r#"src="app.js""#)
+                    || tag.contains(r#"src="settings.js""#),
                 "{tag}"
             );
         }
         for handler in [" onclick=", " oninput=", " onload=", " onerror="] {
             assert!(!page.contains(handler), "inline handler {handler}");
         }
-        assert!(!APP_JS.contains("eval(") && !APP_JS.contains("new Function"));
-        assert!(
-            !APP_JS.contains("innerHTML"),
-            "text is set as text, never parsed as HTML"
-        );
+        for script in [APP_JS, SETTINGS_JS] {
+            assert!(!script.contains("eval(") && !script.contains("new Function"));
+            assert!(
+                !script.contains("innerHTML"),
+                "text is set as text, never parsed as HTML"
+            );
+        }
     }
 
     #[test]
