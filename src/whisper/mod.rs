@@ -21,6 +21,7 @@ pub mod search;
 pub mod tokenizer;
 pub mod transcribe;
 pub mod weights;
+pub mod words;
 
 pub use attention::MaskedAttention;
 pub use engine::{Engine, EngineError};
@@ -32,3 +33,4 @@ pub use transcribe::{
     WithheldReason,
 };
 pub use weights::StepWeights;
+pub use words::Word;

@@ -614,6 +614,34 @@ impl Whisper {
     /// hidden states `[rows, n, n_text_state]` (after the last layer norm). Use [`Self::logits`]
     /// on the positions whose next-token distribution is needed.
     pub fn decode(&self, tokens: &Tensor, state: &mut DecoderState) -> Result<Tensor> {
+        self.decode_capturing(tokens, state, &[], 0)
+            .map(|(hidden, _)| hidden)
+    }
+
+    /// [`Self::decode`], also returning the cross-attention weights before their softmax
+    /// (`q·kᵀ/√head_dim`, float32) of the `(layer, head)` pairs in `heads` against the window's
+    /// first `frames` audio positions, `[rows, heads.len(), n, frames]` in the order of the
+    /// layers (the alignment heads' weights, for word times: see `words`). Computed besides the
+    /// attention itself, which stays the fused kernel's.
+    pub fn decode_attending(
+        &self,
+        tokens: &Tensor,
+        state: &mut DecoderState,
+        heads: &[(usize, usize)],
+        frames: i64,
+    ) -> Result<(Tensor, Tensor)> {
+        let (hidden, weights) = self.decode_capturing(tokens, state, heads, frames)?;
+        let weights = Tensor::f_cat(&weights, 1).stage("alignment heads")?;
+        Ok((hidden, weights))
+    }
+
+    fn decode_capturing(
+        &self,
+        tokens: &Tensor,
+        state: &mut DecoderState,
+        heads: &[(usize, usize)],
+        frames: i64,
+    ) -> Result<(Tensor, Vec<Tensor>)> {
         let dims = &self.weights.dims;
         let dec = &self.weights.decoder;
         let n = tokens.size()[1] as usize;
@@ -638,11 +666,34 @@ impl Whisper {
             .f_narrow(0, offset as i64, n as i64)
             .stage("decoder positions")?;
         let mut x = x.f_add(&pos).stage("decoder positions")?;
+        let mut weights = Vec::new();
         for (i, block) in dec.blocks.iter().enumerate() {
-            x = decoder_block(self.decoder_gemm, &x, block, dims.n_text_head, state, i)?;
+            let self_attended = self_attention_cached(
+                self.decoder_gemm,
+                &x,
+                &block.attn,
+                dims.n_text_head,
+                state,
+                i,
+            )?;
+            let of_layer: Vec<i64> = heads
+                .iter()
+                .filter(|(layer, _)| *layer == i)
+                .map(|&(_, head)| head as i64)
+                .collect();
+            let (attended, layer_weights) = cross_attention(
+                self.decoder_gemm,
+                &self_attended,
+                &block.cross_attn,
+                dims.n_text_head,
+                &state.cross[i],
+                (&of_layer, frames),
+            )?;
+            weights.extend(layer_weights);
+            x = mlp(self.decoder_gemm, &attended, &block.mlp)?;
         }
         state.len += n;
-        layer_norm(&x, &dec.ln, "decoder ln")
+        Ok((layer_norm(&x, &dec.ln, "decoder ln")?, weights))
     }
 
     /// Next-token logits (float32) for hidden states `[.., n_text_state]`: the tied output
@@ -778,19 +829,6 @@ fn encoder_block(
     Ok((mlp(gemm, &x, &block.mlp)?, k, v))
 }
 
-fn decoder_block(
-    gemm: Gemm,
-    x: &Tensor,
-    block: &DecoderBlock,
-    heads: usize,
-    state: &mut DecoderState,
-    layer: usize,
-) -> Result<Tensor> {
-    let x = self_attention_cached(gemm, x, &block.attn, heads, state, layer)?;
-    let x = cross_attention(gemm, &x, &block.cross_attn, heads, &state.cross[layer])?;
-    mlp(gemm, &x, &block.mlp)
-}
-
 fn self_attention_cached(
     gemm: Gemm,
     x: &Tensor,
@@ -838,21 +876,39 @@ fn causal_mask_after(past: i64, n: i64, device: Device) -> Result<Tensor> {
     kernels::causal_mask_after(past, n, device).stage("mask")
 }
 
+/// The cross-attention block; with `kept` heads, also their weights before the softmax against
+/// the first `frames` audio positions (see [`Whisper::decode_attending`]).
 fn cross_attention(
     gemm: Gemm,
     x: &Tensor,
     attn: &CrossAttention,
     heads: usize,
     (k, v): &(Tensor, Tensor),
-) -> Result<Tensor> {
+    (kept, frames): (&[i64], i64),
+) -> Result<(Tensor, Option<Tensor>)> {
     let h = layer_norm(x, &attn.ln, "cross-attention ln")?;
     let q = split_heads(
         &linear(gemm, &h, &attn.query, "cross-attention query")?,
         heads,
     )?;
+    let weights = if kept.is_empty() {
+        None
+    } else {
+        let scale = (q.size()[3] as f64).powf(-0.5);
+        let index = Tensor::from_slice(kept).to_device(q.device());
+        let of_heads = |t: &Tensor| t.f_index_select(1, &index)?.f_to_kind(Kind::Float);
+        let keys = of_heads(k)
+            .and_then(|k| k.f_narrow(2, 0, frames.min(k.size()[2])))
+            .stage("alignment heads")?;
+        let scores = of_heads(&q)
+            .and_then(|q| q.f_matmul(&keys.f_transpose(2, 3)?))
+            .and_then(|s| s.f_mul_scalar(scale))
+            .stage("alignment heads")?;
+        Some(scores)
+    };
     let a = merge_heads(&attention(&q, k, v, false)?)?;
     let a = linear(gemm, &a, &attn.out, "cross-attention out")?;
-    x.f_add(&a).stage("cross-attention residual")
+    Ok((x.f_add(&a).stage("cross-attention residual")?, weights))
 }
 
 #[cfg(test)]
