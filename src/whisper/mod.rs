@@ -9,6 +9,7 @@ pub mod dims;
 pub mod engine;
 pub mod gemm;
 pub mod hf;
+mod layers;
 pub mod loader;
 pub mod mel;
 pub mod model;

@@ -12,16 +12,14 @@
 use super::attention::{self as kernels, MaskedAttention};
 use super::dims::ModelDims;
 use super::gemm::Gemm;
+use super::layers::{
+    attention, conv1d, cross_attention, encoder_block, layer_norm, linear, merge_heads, mlp,
+    qkv_heads, split_heads,
+};
 use super::padding::{PrimedPadding, PADDING_MARGIN_POSITIONS};
 use super::quant::Int8Rows;
-use super::weights::{
-    Conv1d, CrossAttention, DecoderBlock, EncoderBlock, LayerNorm, Linear, Mlp, SelfAttention,
-    StepWeights, Weight, WhisperWeights,
-};
+use super::weights::{DecoderBlock, SelfAttention, StepWeights, Weight, WhisperWeights};
 use tch::{Device, Kind, TchError, Tensor};
-
-/// OpenAI's layer-norm epsilon.
-const LN_EPS: f64 = 1e-5;
 
 /// A failure inside a forward pass, with the operation that failed.
 #[derive(Debug, thiserror::Error)]
@@ -48,7 +46,7 @@ pub enum ModelError {
 type Result<T> = std::result::Result<T, ModelError>;
 
 /// Attaches the stage name to a libtorch error.
-trait Stage<T> {
+pub(super) trait Stage<T> {
     fn stage(self, stage: &'static str) -> Result<T>;
 }
 
@@ -750,85 +748,6 @@ impl TokenEmbedding {
     }
 }
 
-fn conv1d(x: &Tensor, conv: &Conv1d, stride: i64) -> Result<Tensor> {
-    x.f_conv1d(&conv.weight, Some(&conv.bias), [stride], [1], [1], 1)
-        .stage("conv1d")
-}
-
-fn linear(gemm: Gemm, x: &Tensor, layer: &Linear, stage: &'static str) -> Result<Tensor> {
-    gemm.product(x, &layer.weight, layer.bias.as_ref())
-        .stage(stage)
-}
-
-fn layer_norm(x: &Tensor, ln: &LayerNorm, stage: &'static str) -> Result<Tensor> {
-    let d = ln.weight.size()[0];
-    x.f_layer_norm([d], Some(&ln.weight), Some(&ln.bias), LN_EPS, true)
-        .stage(stage)
-}
-
-/// `[b, t, h·hd]` → `[b, h, t, hd]`
-fn split_heads(x: &Tensor, heads: usize) -> Result<Tensor> {
-    let s = x.size();
-    x.f_view([s[0], s[1], heads as i64, s[2] / heads as i64])
-        .and_then(|x| x.f_transpose(1, 2))
-        .stage("split heads")
-}
-
-/// `[b, h, t, hd]` → `[b, t, h·hd]`
-fn merge_heads(x: &Tensor) -> Result<Tensor> {
-    let s = x.size();
-    x.f_transpose(1, 2)
-        .and_then(|x| x.f_reshape([s[0], s[2], s[1] * s[3]]))
-        .stage("merge heads")
-}
-
-fn attention(q: &Tensor, k: &Tensor, v: &Tensor, causal: bool) -> Result<Tensor> {
-    kernels::attention(q, k, v, causal).stage("attention")
-}
-
-fn qkv_heads(gemm: Gemm, x: &Tensor, attn: &SelfAttention, heads: usize) -> Result<[Tensor; 3]> {
-    let qkv = linear(gemm, x, &attn.qkv, "self-attention qkv")?;
-    let parts = qkv.f_chunk(3, -1).stage("self-attention qkv")?;
-    Ok([
-        split_heads(&parts[0], heads)?,
-        split_heads(&parts[1], heads)?,
-        split_heads(&parts[2], heads)?,
-    ])
-}
-
-fn mlp(gemm: Gemm, x: &Tensor, mlp: &Mlp) -> Result<Tensor> {
-    let h = layer_norm(x, &mlp.ln, "mlp ln")?;
-    let h = linear(gemm, &h, &mlp.fc1, "mlp fc1")?
-        .f_gelu("none")
-        .stage("mlp gelu")?;
-    let h = linear(gemm, &h, &mlp.fc2, "mlp fc2")?;
-    x.f_add(&h).stage("mlp residual")
-}
-
-/// One encoder block over `x`; its queries also attend to `after`'s keys/values (of the
-/// positions after `x`'s). Returns the block's output and `x`'s keys and values.
-fn encoder_block(
-    gemm: Gemm,
-    x: &Tensor,
-    block: &EncoderBlock,
-    heads: usize,
-    after: Option<&(Tensor, Tensor)>,
-) -> Result<(Tensor, Tensor, Tensor)> {
-    let h = layer_norm(x, &block.attn.ln, "encoder attn ln")?;
-    let [q, k, v] = qkv_heads(gemm, &h, &block.attn, heads)?;
-    let a = match after {
-        Some((more_k, more_v)) => {
-            let all_k = Tensor::f_cat(&[&k, more_k], 2).stage("encoder padding")?;
-            let all_v = Tensor::f_cat(&[&v, more_v], 2).stage("encoder padding")?;
-            attention(&q, &all_k, &all_v, false)?
-        }
-        None => attention(&q, &k, &v, false)?,
-    };
-    let a = linear(gemm, &merge_heads(&a)?, &block.attn.out, "encoder attn out")?;
-    let x = x.f_add(&a).stage("encoder attn residual")?;
-    Ok((mlp(gemm, &x, &block.mlp)?, k, v))
-}
-
 fn self_attention_cached(
     gemm: Gemm,
     x: &Tensor,
@@ -874,41 +793,6 @@ fn self_attention_cached(
 
 fn causal_mask_after(past: i64, n: i64, device: Device) -> Result<Tensor> {
     kernels::causal_mask_after(past, n, device).stage("mask")
-}
-
-/// The cross-attention block; with `kept` heads, also their weights before the softmax against
-/// the first `frames` audio positions (see [`Whisper::decode_attending`]).
-fn cross_attention(
-    gemm: Gemm,
-    x: &Tensor,
-    attn: &CrossAttention,
-    heads: usize,
-    (k, v): &(Tensor, Tensor),
-    (kept, frames): (&[i64], i64),
-) -> Result<(Tensor, Option<Tensor>)> {
-    let h = layer_norm(x, &attn.ln, "cross-attention ln")?;
-    let q = split_heads(
-        &linear(gemm, &h, &attn.query, "cross-attention query")?,
-        heads,
-    )?;
-    let weights = if kept.is_empty() {
-        None
-    } else {
-        let scale = (q.size()[3] as f64).powf(-0.5);
-        let index = Tensor::from_slice(kept).to_device(q.device());
-        let of_heads = |t: &Tensor| t.f_index_select(1, &index)?.f_to_kind(Kind::Float);
-        let keys = of_heads(k)
-            .and_then(|k| k.f_narrow(2, 0, frames.min(k.size()[2])))
-            .stage("alignment heads")?;
-        let scores = of_heads(&q)
-            .and_then(|q| q.f_matmul(&keys.f_transpose(2, 3)?))
-            .and_then(|s| s.f_mul_scalar(scale))
-            .stage("alignment heads")?;
-        Some(scores)
-    };
-    let a = merge_heads(&attention(&q, k, v, false)?)?;
-    let a = linear(gemm, &a, &attn.out, "cross-attention out")?;
-    Ok((x.f_add(&a).stage("cross-attention residual")?, weights))
 }
 
 #[cfg(test)]
