@@ -287,9 +287,7 @@ fn negative_dtw(x: &[f32], rows: usize, cols: usize) -> Vec<(usize, usize)> {
     for k in 0..=rows {
         trace[k * width] = 1;
     }
-    for k in 0..=cols {
-        trace[k] = 2;
-    }
+    trace[..=cols].fill(2);
     let (mut i, mut j) = (rows, cols);
     let mut path = Vec::with_capacity(rows + cols);
     while i > 0 || j > 0 {
