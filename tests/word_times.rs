@@ -233,6 +233,19 @@ fn word_times_match_faster_whisper_with_the_fast_encoder() {
     check_all(PaddingEncoding::Primed, 0.1);
 }
 
+/// CPU time of this process (all threads) so far: less disturbed than wall time when other
+/// work shares the cores.
+fn cpu_time() -> Duration {
+    // SAFETY: getrusage writes into the struct it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
 /// What asking for word times costs and changes: nothing but the words (same segments, same
 /// text), for one more decoder pass per window. Prints the pass's time next to the
 /// transcription's for a 5 s and a 24 s clip (median of 3 runs after a warm-up).
@@ -253,14 +266,17 @@ fn word_times_cost_one_decoder_pass_and_change_nothing_else() {
             let word_params = params(padding, true);
             let _ = transcribe(model, &samples, &word_params);
             let (mut plain_times, mut with_words, mut word_pass) = (vec![], vec![], vec![]);
+            let (mut plain_cpu, mut words_cpu) = (vec![], vec![]);
             let mut last = None;
             for _ in 0..3 {
-                let started = Instant::now();
+                let (started, cpu) = (Instant::now(), cpu_time());
                 let plain = transcribe(model, &samples, &plain_params);
                 plain_times.push(started.elapsed());
-                let started = Instant::now();
+                plain_cpu.push(cpu_time() - cpu);
+                let (started, cpu) = (Instant::now(), cpu_time());
                 let worded = transcribe(model, &samples, &word_params);
                 with_words.push(started.elapsed());
+                words_cpu.push(cpu_time() - cpu);
                 word_pass.push(worded.timings.words);
                 assert!(plain.segments.iter().all(|s| s.words.is_empty()));
                 assert_eq!(
@@ -289,6 +305,14 @@ fn word_times_cost_one_decoder_pass_and_change_nothing_else() {
             let words = last
                 .map(|t| t.segments.iter().map(|s| s.words.len()).sum::<usize>())
                 .unwrap_or(0);
+            let (plain_cpu, words_cpu) = (median_of(&mut plain_cpu), median_of(&mut words_cpu));
+            println!(
+                "{model} {clip} ({padding:?}) CPU time: transcription {:.0} ms, with word times \
+                 {:.0} ms (+{:.0}%)",
+                plain_cpu.as_secs_f64() * 1e3,
+                words_cpu.as_secs_f64() * 1e3,
+                100.0 * (words_cpu.as_secs_f64() / plain_cpu.as_secs_f64() - 1.0)
+            );
             println!(
                 "{model} {clip} ({:.1} s, {padding:?}, {words} words): transcription {:.0} ms, \
                  with word times {:.0} ms, word-time pass {:.0} ms ({:.0}% of the transcription)",
@@ -300,4 +324,28 @@ fn word_times_cost_one_decoder_pass_and_change_nothing_else() {
             );
         }
     }
+}
+
+/// The GPUs' decoder cache (preallocated, attended through a mask) gives the same words and
+/// times as the CPU's growing one: the alignment pass runs through either.
+#[test]
+fn word_times_are_the_same_with_the_fixed_decoder_cache() {
+    use whisper_dictation::whisper::CacheLayout;
+    let samples = read_wav_16k(&common::fixtures().join("clips/en_kal.wav")).unwrap();
+    let params = params(PaddingEncoding::Full, true);
+    let mut engine = common::engine("base");
+    let growing = engine.transcribe(&samples, &params).unwrap();
+    engine.set_cache_layout(CacheLayout::Fixed);
+    let fixed = engine.transcribe(&samples, &params);
+    engine.set_cache_layout(CacheLayout::Growing);
+    let fixed = fixed.unwrap();
+    let words = |t: &Transcript| -> Vec<_> {
+        t.segments
+            .iter()
+            .flat_map(|s| &s.words)
+            .map(|w| (w.text.clone(), w.start, w.end))
+            .collect()
+    };
+    assert!(!words(&growing).is_empty());
+    assert_eq!(words(&growing), words(&fixed));
 }
