@@ -219,6 +219,7 @@ mod tests {
                 avg_logprob: -0.5,
                 compression_ratio: 1.0,
                 no_speech_prob: no_speech,
+                words: Vec::new(),
             }],
             language: "en".into(),
             language_probability: None,

@@ -9,6 +9,7 @@ pub mod dims;
 pub mod engine;
 pub mod gemm;
 pub mod hf;
+mod layers;
 pub mod loader;
 pub mod mel;
 pub mod model;
@@ -21,6 +22,7 @@ pub mod search;
 pub mod tokenizer;
 pub mod transcribe;
 pub mod weights;
+pub mod words;
 
 pub use attention::MaskedAttention;
 pub use engine::{Engine, EngineError};
@@ -32,3 +34,4 @@ pub use transcribe::{
     WithheldReason,
 };
 pub use weights::StepWeights;
+pub use words::Word;

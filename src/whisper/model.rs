@@ -12,16 +12,14 @@
 use super::attention::{self as kernels, MaskedAttention};
 use super::dims::ModelDims;
 use super::gemm::Gemm;
+use super::layers::{
+    attention, conv1d, cross_attention, encoder_block, layer_norm, linear, merge_heads, mlp,
+    qkv_heads, split_heads,
+};
 use super::padding::{PrimedPadding, PADDING_MARGIN_POSITIONS};
 use super::quant::Int8Rows;
-use super::weights::{
-    Conv1d, CrossAttention, DecoderBlock, EncoderBlock, LayerNorm, Linear, Mlp, SelfAttention,
-    StepWeights, Weight, WhisperWeights,
-};
+use super::weights::{DecoderBlock, SelfAttention, StepWeights, Weight, WhisperWeights};
 use tch::{Device, Kind, TchError, Tensor};
-
-/// OpenAI's layer-norm epsilon.
-const LN_EPS: f64 = 1e-5;
 
 /// A failure inside a forward pass, with the operation that failed.
 #[derive(Debug, thiserror::Error)]
@@ -48,7 +46,7 @@ pub enum ModelError {
 type Result<T> = std::result::Result<T, ModelError>;
 
 /// Attaches the stage name to a libtorch error.
-trait Stage<T> {
+pub(super) trait Stage<T> {
     fn stage(self, stage: &'static str) -> Result<T>;
 }
 
@@ -614,6 +612,34 @@ impl Whisper {
     /// hidden states `[rows, n, n_text_state]` (after the last layer norm). Use [`Self::logits`]
     /// on the positions whose next-token distribution is needed.
     pub fn decode(&self, tokens: &Tensor, state: &mut DecoderState) -> Result<Tensor> {
+        self.decode_capturing(tokens, state, &[], 0)
+            .map(|(hidden, _)| hidden)
+    }
+
+    /// [`Self::decode`], also returning the cross-attention weights before their softmax
+    /// (`q·kᵀ/√head_dim`, float32) of the `(layer, head)` pairs in `heads` against the window's
+    /// first `frames` audio positions, `[rows, heads.len(), n, frames]` in the order of the
+    /// layers (the alignment heads' weights, for word times: see `words`). Computed besides the
+    /// attention itself, which stays the fused kernel's.
+    pub fn decode_attending(
+        &self,
+        tokens: &Tensor,
+        state: &mut DecoderState,
+        heads: &[(usize, usize)],
+        frames: i64,
+    ) -> Result<(Tensor, Tensor)> {
+        let (hidden, weights) = self.decode_capturing(tokens, state, heads, frames)?;
+        let weights = Tensor::f_cat(&weights, 1).stage("alignment heads")?;
+        Ok((hidden, weights))
+    }
+
+    fn decode_capturing(
+        &self,
+        tokens: &Tensor,
+        state: &mut DecoderState,
+        heads: &[(usize, usize)],
+        frames: i64,
+    ) -> Result<(Tensor, Vec<Tensor>)> {
         let dims = &self.weights.dims;
         let dec = &self.weights.decoder;
         let n = tokens.size()[1] as usize;
@@ -638,11 +664,34 @@ impl Whisper {
             .f_narrow(0, offset as i64, n as i64)
             .stage("decoder positions")?;
         let mut x = x.f_add(&pos).stage("decoder positions")?;
+        let mut weights = Vec::new();
         for (i, block) in dec.blocks.iter().enumerate() {
-            x = decoder_block(self.decoder_gemm, &x, block, dims.n_text_head, state, i)?;
+            let self_attended = self_attention_cached(
+                self.decoder_gemm,
+                &x,
+                &block.attn,
+                dims.n_text_head,
+                state,
+                i,
+            )?;
+            let of_layer: Vec<i64> = heads
+                .iter()
+                .filter(|(layer, _)| *layer == i)
+                .map(|&(_, head)| head as i64)
+                .collect();
+            let (attended, layer_weights) = cross_attention(
+                self.decoder_gemm,
+                &self_attended,
+                &block.cross_attn,
+                dims.n_text_head,
+                &state.cross[i],
+                (&of_layer, frames),
+            )?;
+            weights.extend(layer_weights);
+            x = mlp(self.decoder_gemm, &attended, &block.mlp)?;
         }
         state.len += n;
-        layer_norm(&x, &dec.ln, "decoder ln")
+        Ok((layer_norm(&x, &dec.ln, "decoder ln")?, weights))
     }
 
     /// Next-token logits (float32) for hidden states `[.., n_text_state]`: the tied output
@@ -699,98 +748,6 @@ impl TokenEmbedding {
     }
 }
 
-fn conv1d(x: &Tensor, conv: &Conv1d, stride: i64) -> Result<Tensor> {
-    x.f_conv1d(&conv.weight, Some(&conv.bias), [stride], [1], [1], 1)
-        .stage("conv1d")
-}
-
-fn linear(gemm: Gemm, x: &Tensor, layer: &Linear, stage: &'static str) -> Result<Tensor> {
-    gemm.product(x, &layer.weight, layer.bias.as_ref())
-        .stage(stage)
-}
-
-fn layer_norm(x: &Tensor, ln: &LayerNorm, stage: &'static str) -> Result<Tensor> {
-    let d = ln.weight.size()[0];
-    x.f_layer_norm([d], Some(&ln.weight), Some(&ln.bias), LN_EPS, true)
-        .stage(stage)
-}
-
-/// `[b, t, h·hd]` → `[b, h, t, hd]`
-fn split_heads(x: &Tensor, heads: usize) -> Result<Tensor> {
-    let s = x.size();
-    x.f_view([s[0], s[1], heads as i64, s[2] / heads as i64])
-        .and_then(|x| x.f_transpose(1, 2))
-        .stage("split heads")
-}
-
-/// `[b, h, t, hd]` → `[b, t, h·hd]`
-fn merge_heads(x: &Tensor) -> Result<Tensor> {
-    let s = x.size();
-    x.f_transpose(1, 2)
-        .and_then(|x| x.f_reshape([s[0], s[2], s[1] * s[3]]))
-        .stage("merge heads")
-}
-
-fn attention(q: &Tensor, k: &Tensor, v: &Tensor, causal: bool) -> Result<Tensor> {
-    kernels::attention(q, k, v, causal).stage("attention")
-}
-
-fn qkv_heads(gemm: Gemm, x: &Tensor, attn: &SelfAttention, heads: usize) -> Result<[Tensor; 3]> {
-    let qkv = linear(gemm, x, &attn.qkv, "self-attention qkv")?;
-    let parts = qkv.f_chunk(3, -1).stage("self-attention qkv")?;
-    Ok([
-        split_heads(&parts[0], heads)?,
-        split_heads(&parts[1], heads)?,
-        split_heads(&parts[2], heads)?,
-    ])
-}
-
-fn mlp(gemm: Gemm, x: &Tensor, mlp: &Mlp) -> Result<Tensor> {
-    let h = layer_norm(x, &mlp.ln, "mlp ln")?;
-    let h = linear(gemm, &h, &mlp.fc1, "mlp fc1")?
-        .f_gelu("none")
-        .stage("mlp gelu")?;
-    let h = linear(gemm, &h, &mlp.fc2, "mlp fc2")?;
-    x.f_add(&h).stage("mlp residual")
-}
-
-/// One encoder block over `x`; its queries also attend to `after`'s keys/values (of the
-/// positions after `x`'s). Returns the block's output and `x`'s keys and values.
-fn encoder_block(
-    gemm: Gemm,
-    x: &Tensor,
-    block: &EncoderBlock,
-    heads: usize,
-    after: Option<&(Tensor, Tensor)>,
-) -> Result<(Tensor, Tensor, Tensor)> {
-    let h = layer_norm(x, &block.attn.ln, "encoder attn ln")?;
-    let [q, k, v] = qkv_heads(gemm, &h, &block.attn, heads)?;
-    let a = match after {
-        Some((more_k, more_v)) => {
-            let all_k = Tensor::f_cat(&[&k, more_k], 2).stage("encoder padding")?;
-            let all_v = Tensor::f_cat(&[&v, more_v], 2).stage("encoder padding")?;
-            attention(&q, &all_k, &all_v, false)?
-        }
-        None => attention(&q, &k, &v, false)?,
-    };
-    let a = linear(gemm, &merge_heads(&a)?, &block.attn.out, "encoder attn out")?;
-    let x = x.f_add(&a).stage("encoder attn residual")?;
-    Ok((mlp(gemm, &x, &block.mlp)?, k, v))
-}
-
-fn decoder_block(
-    gemm: Gemm,
-    x: &Tensor,
-    block: &DecoderBlock,
-    heads: usize,
-    state: &mut DecoderState,
-    layer: usize,
-) -> Result<Tensor> {
-    let x = self_attention_cached(gemm, x, &block.attn, heads, state, layer)?;
-    let x = cross_attention(gemm, &x, &block.cross_attn, heads, &state.cross[layer])?;
-    mlp(gemm, &x, &block.mlp)
-}
-
 fn self_attention_cached(
     gemm: Gemm,
     x: &Tensor,
@@ -836,23 +793,6 @@ fn self_attention_cached(
 
 fn causal_mask_after(past: i64, n: i64, device: Device) -> Result<Tensor> {
     kernels::causal_mask_after(past, n, device).stage("mask")
-}
-
-fn cross_attention(
-    gemm: Gemm,
-    x: &Tensor,
-    attn: &CrossAttention,
-    heads: usize,
-    (k, v): &(Tensor, Tensor),
-) -> Result<Tensor> {
-    let h = layer_norm(x, &attn.ln, "cross-attention ln")?;
-    let q = split_heads(
-        &linear(gemm, &h, &attn.query, "cross-attention query")?,
-        heads,
-    )?;
-    let a = merge_heads(&attention(&q, k, v, false)?)?;
-    let a = linear(gemm, &a, &attn.out, "cross-attention out")?;
-    x.f_add(&a).stage("cross-attention residual")
 }
 
 #[cfg(test)]

@@ -88,6 +88,9 @@ pub struct TranscribeParams {
     pub fallback_time_budget: Option<std::time::Duration>,
     /// How a window holding less than 30 s of audio is encoded.
     pub padding: PaddingEncoding,
+    /// Give each segment its words with their times ([`crate::whisper::words`]): one more
+    /// decoder pass per window over its text. Off by default (OpenAI's `word_timestamps`).
+    pub word_times: bool,
 }
 
 impl TranscribeParams {
@@ -177,6 +180,7 @@ impl Default for TranscribeParams {
             max_tokens_per_second: None,
             fallback_time_budget: None,
             padding: PaddingEncoding::Full,
+            word_times: false,
         }
     }
 }

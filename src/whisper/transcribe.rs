@@ -13,6 +13,7 @@ use super::params::{
 use super::primer::{self, PrimeError};
 use super::rules::TIME_PRECISION;
 use super::tokenizer::{self, Tokenizer};
+use super::words::{self, WindowAlignment, Word};
 use serde::Serialize;
 use std::time::{Duration, Instant};
 use tch::Tensor;
@@ -144,6 +145,9 @@ pub struct Segment {
     pub avg_logprob: f32,
     pub compression_ratio: f32,
     pub no_speech_prob: f32,
+    /// Its words with their times, when [`TranscribeParams::word_times`] asked for them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub words: Vec<Word>,
 }
 
 /// Where the time went.
@@ -152,6 +156,8 @@ pub struct Timings {
     pub mel: Duration,
     pub encode: Duration,
     pub decode: Duration,
+    /// The word-time passes ([`TranscribeParams::word_times`]; also counted in `decode`).
+    pub words: Duration,
     /// 30 s windows decoded, and decoding attempts including temperature fallbacks.
     pub windows: usize,
     pub attempts: usize,
@@ -270,6 +276,9 @@ pub fn transcribe(
     let mut withheld = Vec::new();
     let mut seek = 0;
     let mut cached_first = first_window;
+    // Word times: the alignment pass's start-of-transcript tokens, and where speech last ended.
+    let sot_sequence = sot_sequence(tokenizer, params.task, language_token);
+    let mut last_speech = 0.0f32;
     while seek < content_frames {
         let segment_size = N_FRAMES.min(content_frames - seek);
         let features = match (seek, cached_first.take()) {
@@ -289,12 +298,12 @@ pub fn transcribe(
         }
         let decode_started = Instant::now();
         let known_keys = if seek == 0 { first_keys.take() } else { None };
-        let result = in_phase(observer, Phase::Decode, |keep_going| {
+        let (result, word_keys) = in_phase(observer, Phase::Decode, |keep_going| {
             let keys = match known_keys {
                 Some(keys) => keys,
                 None => model.audio_keys_of(&features)?,
             };
-            decode_with_fallback(
+            let kept = decode_with_fallback(
                 model,
                 tokenizer,
                 &keys,
@@ -302,7 +311,9 @@ pub fn transcribe(
                 params,
                 (started, &mut timings),
                 keep_going,
-            )
+            )?;
+            // Word times decode once more against the same keys/values.
+            Ok((kept, params.word_times.then_some(keys)))
         })?;
         timings.decode += decode_started.elapsed();
         timings.windows += 1;
@@ -333,10 +344,36 @@ pub fn transcribe(
         }
         let (mut window_segments, next_seek) =
             split_segments(tokenizer, &result, seek, segment_size);
+        if let Some(keys) = word_keys {
+            let words_started = Instant::now();
+            let window = WindowAlignment {
+                heads: &generation.alignment_heads,
+                sot_sequence: &sot_sequence,
+                language: language.as_deref().unwrap_or("en"),
+                num_frames: segment_size,
+                time_offset: seek as f64 * HOP_LENGTH as f64 / SAMPLE_RATE as f64,
+            };
+            last_speech = in_phase(observer, Phase::Decode, |keep_going| {
+                if !keep_going() {
+                    return Err(ModelError::Stopped);
+                }
+                words::add_word_times(
+                    model,
+                    tokenizer,
+                    &keys,
+                    &window,
+                    &mut window_segments,
+                    last_speech,
+                )
+            })?;
+            timings.words += words_started.elapsed();
+            timings.decode += words_started.elapsed();
+        }
         for segment in &mut window_segments {
             if segment.start == segment.end || segment.text.trim().is_empty() {
                 segment.text.clear();
                 segment.tokens.clear();
+                segment.words.clear();
             }
         }
         all_tokens.extend(
@@ -373,6 +410,20 @@ pub fn transcribe(
         timings,
         withheld,
     })
+}
+
+/// `sot [language task]`: the start of every decoder prompt, without the previous text.
+fn sot_sequence(tokenizer: &Tokenizer, task: Task, language_token: Option<u32>) -> Vec<u32> {
+    let specials = tokenizer.specials();
+    let mut tokens = vec![specials.sot];
+    if let Some(language) = language_token {
+        tokens.push(language);
+        tokens.extend(match task {
+            Task::Transcribe => specials.transcribe,
+            Task::Translate => specials.translate,
+        });
+    }
+    tokens
 }
 
 /// Encodes the window starting at mel frame `seek` (zero-padded to 30 s); `None` past the end.
@@ -679,6 +730,7 @@ fn split_segments(
         avg_logprob: result.avg_logprob,
         compression_ratio: result.compression_ratio,
         no_speech_prob: result.no_speech_prob,
+        words: Vec::new(),
     };
 
     if !consecutive.is_empty() {
