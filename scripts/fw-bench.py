@@ -24,25 +24,19 @@ import sys
 import time
 import wave
 
-PYENV = os.path.expanduser("~/.cache/whisper-dictation/pyenv/bin/python")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fw_env import reexec_or_exit  # noqa: E402
 
 try:
     import numpy as np
     from faster_whisper import WhisperModel
 except ImportError as e:
-    if os.path.exists(PYENV) and os.path.abspath(sys.executable) != PYENV \
-            and not os.environ.get("_WD_REEXEC"):
-        os.environ["_WD_REEXEC"] = "1"
-        os.execv(PYENV, [PYENV] + sys.argv)
-    sys.stderr.write(f"fw-bench: error: {e}. Run with a Python that has faster-whisper "
-                     f"(e.g. {PYENV}).\n")
-    sys.exit(2)
+    reexec_or_exit("fw-bench", e, needs="faster-whisper", code=2)
 
 
 def die(msg):
     sys.stderr.write(f"fw-bench: error: {msg}\n")
     sys.exit(2)
-
 
 def load_audio(path):
     """float32 16 kHz mono; plain 16 kHz mono s16 WAVs are read without ffmpeg."""
@@ -55,7 +49,6 @@ def load_audio(path):
         pass
     from faster_whisper import decode_audio
     return decode_audio(path, sampling_rate=16000)
-
 
 def main():
     ap = argparse.ArgumentParser(description="faster-whisper benchmark peer")
@@ -109,7 +102,6 @@ def main():
             "repeat": args.repeat,
             "audio_seconds": round(len(audio) / 16000.0, 3),
         }, ensure_ascii=False), flush=True)
-
 
 if __name__ == "__main__":
     main()

@@ -36,13 +36,10 @@ import os
 import sys
 import wave
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CLIPS_DIR = os.path.join(ROOT, "tests", "fixtures", "clips")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fw_env import CLIPS_DIR, DEFAULT_MODELS, ROOT, reexec_or_exit  # noqa: E402
+
 OUT_DIR = os.path.join(ROOT, "tests", "fixtures", "parity")
-PYENV = os.path.expanduser("~/.cache/whisper-dictation/pyenv/bin/python")
-DEFAULT_MODELS = os.environ.get(
-    "WHISPER_DICTATION_MODELS",
-    os.path.expanduser("~/.local/share/whisper-dictation/models"))
 
 try:
     import numpy as np
@@ -50,12 +47,7 @@ try:
     import faster_whisper
     from faster_whisper import WhisperModel
 except ImportError as e:
-    if os.path.exists(PYENV) and os.path.abspath(sys.executable) != PYENV \
-            and not os.environ.get("_WD_REEXEC"):
-        os.environ["_WD_REEXEC"] = "1"
-        os.execv(PYENV, [PYENV] + sys.argv)
-    sys.exit(f"gen-parity-fixtures: error: {e}. Run with a Python that has faster-whisper "
-             f"1.2.1 + ctranslate2 4.8.5 + numpy (e.g. {PYENV}).")
+    reexec_or_exit("gen-parity-fixtures", e)
 
 # clip -> language. English-only models (".en") get every clip whose language is "en".
 PARITY_CLIPS = [
@@ -81,10 +73,8 @@ TRANSCRIBE_OPTIONS = dict(
     suppress_tokens=[-1], initial_prompt=None,
 )
 
-
 def die(msg):
     sys.exit(f"gen-parity-fixtures: error: {msg}")
-
 
 def load_wav(path):
     """16 kHz mono 16-bit PCM -> float32 in [-1, 1) (int16 / 32768), no resampling."""
@@ -94,7 +84,6 @@ def load_wav(path):
                 f"{w.getnchannels()} ch, {8 * w.getsampwidth()} bit")
         raw = w.readframes(w.getnframes())
     return np.frombuffer(raw, dtype="<i2").astype(np.float32) / np.float32(32768.0)
-
 
 class GenerateRecorder:
     """Stands in for faster-whisper's ctranslate2.models.Whisper; records generate() calls."""
@@ -113,7 +102,6 @@ class GenerateRecorder:
         results = self._inner.generate(features, prompts, **kwargs)
         self.calls.append((prompts, dict(kwargs), results))
         return results
-
 
 def run(model, audio, language, record_logits):
     """One transcription. Returns (segments, info, recorded generate calls, mel windows)."""
@@ -135,7 +123,6 @@ def run(model, audio, language, record_logits):
         assert model.encode == orig_encode
     return segments, info, recorder.calls, mels
 
-
 def step_top2(logits_row):
     x = np.asarray(logits_row, dtype=np.float64)
     finite = x > SUPPRESSED_FLOOR
@@ -146,7 +133,6 @@ def step_top2(logits_row):
     top = top[np.argsort(-xs[top], kind="stable")]
     i1, i2 = int(top[0]), int(top[1])
     return i1, float(xs[i1] - lse), i2, float(xs[i2] - lse), np.flatnonzero(~finite)
-
 
 def compact_json(obj, indent=0):
     """JSON with lists of scalars (and lists of such lists' rows) kept on one line."""
@@ -163,10 +149,8 @@ def compact_json(obj, indent=0):
         return "[\n" + ",\n".join(items) + "\n" + pad + "]"
     return json.dumps(obj, ensure_ascii=False)
 
-
 def rnd(x, n=6):
     return None if x is None else round(float(x), n)
-
 
 def fixture_for(model_name, model_dir, model, clip, language, texts, threads):
     path = os.path.join(CLIPS_DIR, clip)
@@ -325,7 +309,6 @@ def fixture_for(model_name, model_dir, model, clip, language, texts, threads):
         "windows": windows,
     }
 
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--models-dir", default=DEFAULT_MODELS)
@@ -365,7 +348,6 @@ def main():
         del model
     write_readme()
     return summary
-
 
 def write_readme():
     """tests/fixtures/parity/README.md, rebuilt from every fixture present."""
@@ -420,7 +402,6 @@ Reference behaviour worth knowing (it is what the oracle does, so parity means m
 | model | clip | lang | windows / kept | min top-2 margin | steps < 1e-3 | reference text |
 |---|---|---|---|---|---|---|
 """ + "\n".join(rows) + "\n")
-
 
 if __name__ == "__main__":
     main()

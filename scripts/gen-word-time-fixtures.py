@@ -28,13 +28,10 @@ import subprocess
 import sys
 import wave
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CLIPS_DIR = os.path.join(ROOT, "tests", "fixtures", "clips")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fw_env import CLIPS_DIR, DEFAULT_MODELS, ROOT, reexec_or_exit  # noqa: E402
+
 OUT = os.path.join(ROOT, "tests", "fixtures", "word-times.json")
-PYENV = os.path.expanduser("~/.cache/whisper-dictation/pyenv/bin/python")
-DEFAULT_MODELS = os.environ.get(
-    "WHISPER_DICTATION_MODELS",
-    os.path.expanduser("~/.local/share/whisper-dictation/models"))
 
 try:
     import numpy as np
@@ -42,12 +39,7 @@ try:
     import faster_whisper
     from faster_whisper import WhisperModel
 except ImportError as e:
-    if os.path.exists(PYENV) and os.path.abspath(sys.executable) != PYENV \
-            and not os.environ.get("_WD_REEXEC"):
-        os.environ["_WD_REEXEC"] = "1"
-        os.execv(PYENV, [PYENV] + sys.argv)
-    sys.exit(f"gen-word-time-fixtures: error: {e}. Run with a Python that has faster-whisper "
-             f"1.2.1 + ctranslate2 4.8.5 + numpy (e.g. {PYENV}).")
+    reexec_or_exit("gen-word-time-fixtures", e)
 
 # (model, clip, where): "clips" = tests/fixtures/clips, "long" = make-long-clips.sh's folder.
 CASES = [
@@ -68,10 +60,8 @@ OPTIONS = dict(
     vad_filter=False,
 )
 
-
 def die(msg):
     sys.exit(f"gen-word-time-fixtures: error: {msg}")
-
 
 def load_wav(path):
     """16 kHz mono 16-bit PCM -> float32 in [-1, 1) (int16 / 32768), as the engine's tests."""
@@ -81,11 +71,9 @@ def load_wav(path):
         raw = w.readframes(w.getnframes())
     return np.frombuffer(raw, dtype="<i2").astype(np.float32) / np.float32(32768.0)
 
-
 def words_json(words):
     return [{"word": w.word, "start": round(float(w.start), 2), "end": round(float(w.end), 2),
              "probability": round(float(w.probability), 4)} for w in words]
-
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -148,7 +136,6 @@ def main():
         json.dump(fixture, f, ensure_ascii=False, indent=1)
         f.write("\n")
     os.replace(OUT + ".tmp", OUT)
-
 
 if __name__ == "__main__":
     main()

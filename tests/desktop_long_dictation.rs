@@ -40,7 +40,6 @@ use common::cuts::{cut_faults, cuts_in_log, Cut};
 use rig::{AppProcess, Desktop, TextBox};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::thread;
 use std::time::Duration;
 use whisper_dictation::wer::wer_percent;
@@ -80,19 +79,7 @@ struct LongClip {
 
 /// Builds the clips (idempotent) with scripts/make-long-clips.sh into `target/long-clips/`.
 fn long_clips() -> Vec<LongClip> {
-    let dir = target_dir().join("long-clips");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/make-long-clips.sh");
-    let out = Command::new("bash")
-        .arg(&script)
-        .arg(&dir)
-        .output()
-        .unwrap_or_else(|e| panic!("running {}: {e}", script.display()));
-    assert!(
-        out.status.success(),
-        "{} failed:\n{}",
-        script.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let dir = common::long_clips_in(&target_dir());
     let wanted = std::env::var("WHISPER_DICTATION_LONG_CLIPS").unwrap_or_default();
     CLIPS
         .iter()

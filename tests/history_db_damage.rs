@@ -49,7 +49,9 @@ fn a_file_of_random_bytes_is_set_aside_kept_and_replaced() {
         .collect();
     std::fs::write(&path, &bytes).unwrap();
     // A second connection (the History window) says so and leaves the file to the owner.
-    let error = History::open_as_is(&path).err().expect("damaged");
+    let Err(error) = History::open_as_is(&path) else {
+        panic!("a damaged file opened");
+    };
     assert!(
         matches!(&error, HistoryError::Damaged { path: named, .. } if *named == path),
         "{error}"

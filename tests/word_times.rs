@@ -12,7 +12,6 @@ mod common;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 use whisper_dictation::audio::wav::read_wav_16k;
 use whisper_dictation::whisper::{PaddingEncoding, TranscribeParams, Transcript};
@@ -58,21 +57,7 @@ fn fixture() -> Fixture {
 
 /// The folder of `scripts/make-long-clips.sh`'s clips, built (idempotently) when needed.
 fn long_clips() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = root.join("target/long-clips");
-    let script = root.join("scripts/make-long-clips.sh");
-    let out = Command::new("bash")
-        .arg(&script)
-        .arg(&dir)
-        .output()
-        .unwrap_or_else(|e| panic!("running {}: {e}", script.display()));
-    assert!(
-        out.status.success(),
-        "{} failed:\n{}",
-        script.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    dir
+    common::long_clips_in(&Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
 }
 
 fn clip_path(entry: &Entry, long: &mut Option<PathBuf>) -> PathBuf {

@@ -33,7 +33,7 @@ pub enum HistoryCommand {
     /// A delivered dictation; `recording` is where its audio is kept (its duration is read
     /// from the file's header here, off the app's thread).
     Add {
-        entry: NewEntry,
+        entry: Box<NewEntry>,
         recording: Option<PathBuf>,
     },
     /// "Forget everything…": every entry goes.
@@ -106,7 +106,7 @@ impl Keeper {
     fn serve(&mut self, commands: Receiver<HistoryCommand>) {
         for command in commands {
             match command {
-                HistoryCommand::Add { entry, recording } => self.add(entry, recording.as_deref()),
+                HistoryCommand::Add { entry, recording } => self.add(*entry, recording.as_deref()),
                 HistoryCommand::Clear => self.clear(),
                 HistoryCommand::Retention(retention) => {
                     self.retention = retention;
@@ -410,7 +410,7 @@ impl App {
             app,
         };
         self.history.send(HistoryCommand::Add {
-            entry,
+            entry: Box::new(entry),
             recording: kept,
         });
     }
@@ -533,7 +533,7 @@ mod tests {
         let thread = spawn(&events);
         for text in ["Pierwsze zdanie.", "Zażółć gęślą jaźń."] {
             thread.send(HistoryCommand::Add {
-                entry: NewEntry {
+                entry: Box::new(NewEntry {
                     at_ms: now_ms(),
                     text: text.into(),
                     raw_text: String::new(),
@@ -545,7 +545,7 @@ mod tests {
                     device_reason: None,
                     key_up_to_pasted_ms: Some(160),
                     app: None,
-                },
+                }),
                 recording: None,
             });
         }

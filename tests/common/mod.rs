@@ -46,3 +46,22 @@ pub fn engine(name: &'static str) -> MutexGuard<'static, Engine> {
     };
     engine.lock().unwrap_or_else(|e| e.into_inner())
 }
+
+/// Builds `scripts/make-long-clips.sh`'s clips (idempotent: a second run only checks them)
+/// into `<target>/long-clips/` and returns that folder.
+pub fn long_clips_in(target: &std::path::Path) -> PathBuf {
+    let dir = target.join("long-clips");
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/make-long-clips.sh");
+    let out = std::process::Command::new("bash")
+        .arg(&script)
+        .arg(&dir)
+        .output()
+        .unwrap_or_else(|e| panic!("running {}: {e}", script.display()));
+    assert!(
+        out.status.success(),
+        "{} failed:\n{}",
+        script.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    dir
+}
