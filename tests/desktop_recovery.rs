@@ -95,8 +95,9 @@ fn precision(expected: &str, got: &str) -> f64 {
 }
 
 /// After a start: the recording left by the previous run is recovered — its text on the
-/// clipboard, not typed into the focused `text_box`, the notification said (the `n`th in this
-/// test) with the time it was recorded, and the journal gone. Returns the text.
+/// clipboard and in the history, not typed into the focused `text_box`, the notification said
+/// (the `n`th in this test) with the time it was recorded, and the journal gone. Returns the
+/// text.
 fn assert_recovered(
     desktop: &Desktop,
     app: &mut AppProcess,
@@ -131,6 +132,22 @@ fn assert_recovered(
     assert_eq!(
         clipboard, text,
         "the recovered text must be on the clipboard"
+    );
+    // …and in the history, like a dictation's: one entry for every text delivered or
+    // recovered (the history's thread may log it before or after the recovery's line).
+    let kept_all = |log: &str| {
+        let texts =
+            log.matches("recording recovered").count() + log.matches("dictation done").count();
+        log.matches("history entry added").count() >= texts
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !kept_all(&app.log()) && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(100));
+    }
+    assert!(
+        kept_all(&app.log()),
+        "the recovered text was not kept in the history:\n{}",
+        rig::tail(app.log_path(), 20)
     );
     let deadline = Instant::now() + Duration::from_secs(10);
     while count_notices(desktop, RECOVERED_NOTICE) < n && Instant::now() < deadline {

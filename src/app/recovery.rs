@@ -144,20 +144,23 @@ impl App {
         }
     }
 
-    /// The outcome of recovering `recording`: its text goes on the clipboard and into Recent
-    /// transcripts, never pasted; whatever the outcome it is then kept for Retry like any
+    /// The outcome of recovering `recording`: its text goes on the clipboard, into Recent
+    /// transcripts and into the history (when it is kept), never pasted; whatever the outcome it is then kept for Retry like any
     /// finished recording.
     pub(super) fn recovered(
         &mut self,
         recording: Unfinished,
         outcome: Outcome,
         level: Option<Level>,
+        heard: worker::Heard,
     ) {
         let recorded_at = self.recorded_at(&recording);
         match outcome {
             Outcome::Text(text) => {
                 let kept = self.keep_for_retry(&recording, true, false);
-                self.delivered_recording(kept);
+                self.delivered_recording(kept.clone());
+                // Into the history too (it went to the clipboard: no app, no key-up).
+                self.remember_in_history(&text, (heard, None), None, kept.exists().then_some(kept));
                 tracing::info!(
                     recording = %recording.path.display(),
                     recorded_at,

@@ -114,7 +114,7 @@ impl App {
                 heard,
             } => {
                 if let Some(unfinished) = self.recovery.finished(id) {
-                    self.recovered(unfinished, outcome, level);
+                    self.recovered(unfinished, outcome, level, heard);
                     return;
                 }
                 if let Some(path) = &recording {
