@@ -39,14 +39,7 @@ pub const XDG_AUTOSTART_FILE: &str = "whisper-dictation.desktop";
 /// default), while a one-off MPS abort is back in the menu bar within half a minute.
 pub const THROTTLE_INTERVAL_SECS: u32 = 30;
 
-/// Which launch-at-login mechanism the OS uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LoginItemKind {
-    /// macOS: `~/Library/LaunchAgents/<label>.plist`, loaded by launchd at login.
-    LaunchAgent,
-    /// Linux desktops: `$XDG_CONFIG_HOME/autostart/whisper-dictation.desktop`.
-    XdgAutostart,
-}
+pub use crate::platform::LoginItemKind;
 
 /// Why launch at login cannot be offered for this copy of the app.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

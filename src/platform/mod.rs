@@ -124,15 +124,24 @@ pub fn cpu_has_native_bf16() -> bool {
     }
 }
 
-/// Which launch-at-login mechanism this OS uses (see `login_item`).
-pub fn login_item_kind() -> crate::login_item::LoginItemKind {
+/// Which launch-at-login mechanism an OS uses (`login_item` writes and reads the entries).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoginItemKind {
+    /// macOS: `~/Library/LaunchAgents/<label>.plist`, loaded by launchd at login.
+    LaunchAgent,
+    /// Linux desktops: `$XDG_CONFIG_HOME/autostart/whisper-dictation.desktop`.
+    XdgAutostart,
+}
+
+/// Which launch-at-login mechanism this OS uses.
+pub fn login_item_kind() -> LoginItemKind {
     #[cfg(target_os = "macos")]
     {
-        crate::login_item::LoginItemKind::LaunchAgent
+        LoginItemKind::LaunchAgent
     }
     #[cfg(not(target_os = "macos"))]
     {
-        crate::login_item::LoginItemKind::XdgAutostart
+        LoginItemKind::XdgAutostart
     }
 }
 

@@ -6,7 +6,7 @@
 
 use super::attention as kernels;
 use super::gemm::Gemm;
-use super::model::{ModelError, Stage};
+use super::model_error::{ModelError, Stage};
 use super::weights::{Conv1d, CrossAttention, EncoderBlock, LayerNorm, Linear, Mlp, SelfAttention};
 use tch::{Kind, Tensor};
 

@@ -21,40 +21,10 @@ use super::quant::Int8Rows;
 use super::weights::{DecoderBlock, SelfAttention, StepWeights, Weight, WhisperWeights};
 use tch::{Device, Kind, TchError, Tensor};
 
-/// A failure inside a forward pass, with the operation that failed.
-#[derive(Debug, thiserror::Error)]
-pub enum ModelError {
-    #[error("{stage}: {source}")]
-    Torch {
-        stage: &'static str,
-        #[source]
-        source: TchError,
-    },
-    #[error("the mel input has shape {actual:?}, expected [batch, {n_mels}, frames] with frames even and at most {max_frames}")]
-    MelShape {
-        actual: Vec<i64>,
-        n_mels: usize,
-        max_frames: usize,
-    },
-    #[error("{requested} text positions requested, the model has {n_text_ctx}")]
-    TextContextExceeded { requested: usize, n_text_ctx: usize },
-    /// The caller's `keep_going` said stop (between encoder blocks or decoder steps).
-    #[error("asked to stop")]
-    Stopped,
-}
+pub use super::model_error::ModelError;
+use super::model_error::Stage;
 
 type Result<T> = std::result::Result<T, ModelError>;
-
-/// Attaches the stage name to a libtorch error.
-pub(super) trait Stage<T> {
-    fn stage(self, stage: &'static str) -> Result<T>;
-}
-
-impl<T> Stage<T> for std::result::Result<T, TchError> {
-    fn stage(self, stage: &'static str) -> Result<T> {
-        self.map_err(|source| ModelError::Torch { stage, source })
-    }
-}
 
 /// How the decoder's self-attention cache holds the tokens decoded so far.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -13,7 +13,7 @@ use super::params::{
 use super::primer::{self, PrimeError};
 use super::rules::TIME_PRECISION;
 use super::tokenizer::{self, Tokenizer};
-use super::words::{self, WindowAlignment, Word};
+use super::words::{self, WindowAlignment};
 use serde::Serialize;
 use std::time::{Duration, Instant};
 use tch::Tensor;
@@ -132,23 +132,7 @@ fn in_phase<T>(
     }
 }
 
-/// One stretch of text with its time span.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Segment {
-    /// First mel frame of the window this segment came from.
-    pub seek: usize,
-    pub start: f32,
-    pub end: f32,
-    pub text: String,
-    pub tokens: Vec<u32>,
-    pub temperature: f32,
-    pub avg_logprob: f32,
-    pub compression_ratio: f32,
-    pub no_speech_prob: f32,
-    /// Its words with their times, when [`TranscribeParams::word_times`] asked for them.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub words: Vec<Word>,
-}
+pub use super::segment::Segment;
 
 /// Where the time went.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]

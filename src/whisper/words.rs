@@ -17,8 +17,8 @@
 //! next window's start to the last word's end; this does not).
 
 use super::model::{AudioKeys, ModelError, Whisper};
+use super::segment::Segment;
 use super::tokenizer::Tokenizer;
-use super::transcribe::Segment;
 use serde::Serialize;
 use tch::{Kind, Tensor};
 

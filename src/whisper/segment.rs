@@ -1,0 +1,23 @@
+//! One stretch of a transcript with its time span ([`Segment`]), as the decoding loop
+//! (`transcribe`) makes it and the word-time pass (`words`) fills in its words.
+
+use super::words::Word;
+use serde::Serialize;
+
+/// One stretch of text with its time span.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Segment {
+    /// First mel frame of the window this segment came from.
+    pub seek: usize,
+    pub start: f32,
+    pub end: f32,
+    pub text: String,
+    pub tokens: Vec<u32>,
+    pub temperature: f32,
+    pub avg_logprob: f32,
+    pub compression_ratio: f32,
+    pub no_speech_prob: f32,
+    /// Its words with their times, when [`TranscribeParams::word_times`] asked for them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub words: Vec<Word>,
+}
