@@ -30,19 +30,11 @@ pub enum PlaybackError {
 /// A recording being played; dropping it stops it at once.
 pub struct Playback {
     stop: Arc<AtomicBool>,
-    finished: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
     /// The recording's length.
     pub seconds: f32,
     /// The output device's name, as the system gives it.
     pub device: String,
-}
-
-impl Playback {
-    /// Whether all of the audio has been handed to the device.
-    pub fn is_finished(&self) -> bool {
-        self.finished.load(Ordering::Relaxed)
-    }
 }
 
 impl Drop for Playback {
@@ -111,7 +103,6 @@ pub fn play(path: &Path) -> Result<Playback, PlaybackError> {
     };
     Ok(Playback {
         stop,
-        finished,
         thread: Some(thread),
         seconds,
         device,
