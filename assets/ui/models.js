@@ -78,7 +78,7 @@
         verifying = model.name;
         showProgress(model.name, "verifying", 0);
         send({ cmd: "verify", model: model.name });
-      }, verifying === model.name));
+      }));
       const remove = button(model, "remove", L.remove, () => {
         if (remove.classList.contains("armed")) {
           clearTimeout(remove.disarm);
@@ -135,8 +135,6 @@
       verifying = null;
       const line = document.querySelector('#models .progress[data-model="' + CSS.escape(r.model) + '"]');
       if (line && !(downloading && downloading.model === r.model)) line.hidden = true;
-      const b = document.querySelector('#models button[data-model="' + CSS.escape(r.model) + '"][data-action="verify"]');
-      if (b) b.disabled = false;
     }
     if (r.action === "cancel") return status(L.cancelled + " " + r.model, "done");
     if (!r.ok) return status(L.failed + " " + r.model + ": " + r.detail);
