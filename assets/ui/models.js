@@ -96,7 +96,7 @@
     } else if (model.downloadable) {
       actions.push(button(model, "download", L.download, () => send({ cmd: "download", model: model.name }), busy));
     }
-    const node = el("article", { className: "model" + (model.current ? " in-use" : "") }, [
+    const node = el("article", { className: "model-card" + (model.current ? " in-use" : "") }, [
       el("div", { className: "model-head" }, [el("strong", { textContent: model.name })].concat(badges)),
       el("div", { className: "meta" }, [el("span", { textContent: facts.join(" · ") })]),
     ]);
