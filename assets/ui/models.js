@@ -50,12 +50,15 @@
     return line;
   }
 
+  // A download's stage and percent; a verification (percent null) has no percent to show.
   function showProgress(model, stage, percent) {
     const line = document.querySelector('#models .progress[data-model="' + CSS.escape(model) + '"]');
     if (!line) return;
     line.hidden = false;
-    line.querySelector("progress").value = percent;
-    line.querySelector(".progress-text").textContent = stageText(stage) + " " + percent + " %";
+    const bar = line.querySelector("progress");
+    if (percent == null) bar.removeAttribute("value");
+    else bar.value = percent;
+    line.querySelector(".progress-text").textContent = stageText(stage) + (percent == null ? "…" : " " + percent + " %");
   }
 
   function card(model) {
@@ -76,7 +79,7 @@
       actions.push(button(model, "use", L.use_model, () => send({ cmd: "use_model", model: model.name }), model.current));
       actions.push(button(model, "verify", L.verify, () => {
         verifying = model.name;
-        showProgress(model.name, "verifying", 0);
+        showProgress(model.name, "verifying", null);
         send({ cmd: "verify", model: model.name });
       }));
       const remove = button(model, "remove", L.remove, () => {
@@ -116,7 +119,7 @@
       ? { model: active.dataset.model, action: active.dataset.action } : null;
     $("models").replaceChildren(...models.map(card));
     if (downloading) showProgress(downloading.model, downloading.stage, downloading.percent);
-    if (verifying) showProgress(verifying, "verifying", 0);
+    if (verifying) showProgress(verifying, "verifying", null);
     $("models-folder").textContent = folder ? L.folder + " " + folder : "";
     let target = null;
     if (had) {
@@ -152,7 +155,7 @@
         return true;
       case "model_progress":
         if (r.stage === "verifying" && verifying === r.model) {
-          showProgress(r.model, r.stage, r.percent);
+          showProgress(r.model, r.stage, null);
           return true;
         }
         if (!downloading || downloading.model !== r.model) {

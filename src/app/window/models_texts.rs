@@ -80,7 +80,7 @@ pub fn labels(lang: UiLang) -> ModelsLabels {
             verify: "Sprawdź",
             remove: "Usuń",
             remove_confirm: "Usunąć? Kliknij ponownie",
-            use_model: "Używaj",
+            use_model: "Użyj",
             size: "pobranie",
             memory: "pamięć",
             partial: "częściowo pobrany",
