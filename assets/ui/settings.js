@@ -10,7 +10,7 @@
   const L = window.SETTINGS_LABELS;
   const $ = (id) => document.getElementById(id);
   const send = (message) => window.ipc.postMessage(JSON.stringify(message));
-  const PAGES = ["history", "settings"];
+  const PAGES = ["history", "settings", "models"];
   let page = PAGES.includes(location.hash.slice(1)) ? location.hash.slice(1) : "history";
   let values = null;
   let choices = null;
@@ -30,15 +30,17 @@
     page = name;
     $("history-page").hidden = name !== "history";
     $("settings-page").hidden = name !== "settings";
+    $("models-page").hidden = name !== "models";
     for (const b of document.querySelectorAll("#pages button")) {
       b.classList.toggle("current", b.dataset.page === name);
       b.setAttribute("aria-current", b.dataset.page === name ? "page" : "false");
     }
-    document.title = name === "settings" ? L.settings : L.history;
+    document.title = name === "settings" ? L.settings
+      : name === "models" ? window.MODELS_LABELS.models : L.history;
     if (tell) send({ cmd: "page", page: name });
     if (name === "settings") {
       if (values) focusFirst();
-    } else {
+    } else if (name === "history") {
       $("search").focus();
     }
   }

@@ -106,6 +106,7 @@ impl App {
             tray.show_settings(&self.settings);
         }
         self.window_shows_settings();
+        self.window_shows_models();
     }
 
     /// Registers `text` instead of the current hotkey; on failure the old one stays.

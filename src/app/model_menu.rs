@@ -33,19 +33,39 @@ impl App {
             return;
         }
         self.confirm.clear();
+        let _ = self.start_download(entry, replace);
+    }
+
+    /// Starts downloading `entry` (confirmed: by the menu's second click, or the Models page's
+    /// button); a failure to start is notified and returned.
+    pub(super) fn start_download(
+        &mut self,
+        entry: &'static crate::models::CatalogueEntry,
+        replace: bool,
+    ) -> Result<(), String> {
+        let name = entry.name;
         tracing::info!(model = name, replace, "model download started");
-        match model_download::start(entry, replace, sender(&self.proxy, AppEvent::Download)) {
-            Ok(running) => self.downloading = Some(running),
-            Err(message) => self.notify(&Notice::DownloadFailed {
-                model: name.to_string(),
-                detail: message,
-                resumable: false,
-            }),
-        }
+        let started =
+            match model_download::start(entry, replace, sender(&self.proxy, AppEvent::Download)) {
+                Ok(running) => {
+                    self.downloading = Some(running);
+                    Ok(())
+                }
+                Err(message) => {
+                    self.notify(&Notice::DownloadFailed {
+                        model: name.to_string(),
+                        detail: message.clone(),
+                        resumable: false,
+                    });
+                    Err(message)
+                }
+            };
         self.show_model_menu();
+        started
     }
 
     pub(super) fn download_event(&mut self, event: DownloadEvent) {
+        let for_window = event.clone();
         match event {
             DownloadEvent::Progress {
                 model,
@@ -89,6 +109,8 @@ impl App {
                 self.show_model_menu();
             }
         }
+        // After the switch to a downloaded model, so the page lists it in use.
+        self.window_download_event(for_window);
     }
 
     /// Rebuilds the Model menu from what is installed and the download state.

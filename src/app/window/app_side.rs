@@ -15,6 +15,14 @@ pub enum WindowRequest {
     Retranscribed(Retranscription),
     /// Apply a valid change of a setting from the Settings page (`settings_side.rs`).
     Apply(super::form::Change),
+    /// Do what the Models page asks (`models_side.rs`).
+    Models(super::models_page::ModelRequest),
+    /// A model's verification the Models page started is done: what it found, `Ok` when the
+    /// model is as downloaded and loads.
+    ModelVerified {
+        model: String,
+        found: Result<String, String>,
+    },
 }
 
 impl App {
@@ -35,6 +43,7 @@ impl App {
             "settings page: choices listed"
         );
         let apply_proxy = self.proxy.clone();
+        let models_proxy = self.proxy.clone();
         let proxy = self.proxy.clone();
         let back = self.proxy.clone();
         let retranscription = RetranscriptionContext {
@@ -68,6 +77,9 @@ impl App {
             apply: Box::new(move |change| {
                 let _ = apply_proxy.send_event(AppEvent::Window(WindowRequest::Apply(change)));
             }),
+            models: Box::new(move |request| {
+                let _ = models_proxy.send_event(AppEvent::Window(WindowRequest::Models(request)));
+            }),
         });
     }
 
@@ -76,6 +88,8 @@ impl App {
             WindowRequest::Copy(text) => self.output.send(OutputCommand::Copy(text)),
             WindowRequest::Retranscribed(done) => self.history_window.retranscribed(done),
             WindowRequest::Apply(change) => self.apply_setting(change),
+            WindowRequest::Models(request) => self.models_request(request),
+            WindowRequest::ModelVerified { model, found } => self.model_verified(model, found),
         }
     }
 }

@@ -85,6 +85,27 @@ pub enum Command {
     Shown {
         page: super::Page,
     },
+    // The Models page's ([`super::models_page`]), answered by the app.
+    /// The catalogue and the installed models.
+    ModelList {},
+    /// Download the catalogue model `model` (the button is the confirmation).
+    Download {
+        model: String,
+    },
+    /// Cancel the running download.
+    CancelDownload {},
+    /// Check the installed `model` (manifest, then a load).
+    Verify {
+        model: String,
+    },
+    /// Delete the installed `model` (never the one in use).
+    RemoveModel {
+        model: String,
+    },
+    /// Dictate with the installed `model`.
+    UseModel {
+        model: String,
+    },
 }
 
 /// The formats of [`Command::Export`].
@@ -225,6 +246,27 @@ pub enum Reply {
     Show {
         page: super::Page,
     },
+    // The Models page's ([`super::models_page`]).
+    /// The models, the folder they are in, and the download running (if any).
+    ModelList {
+        models: Vec<super::models_page::ModelRow>,
+        folder: String,
+        downloading: Option<super::models_page::DownloadShown>,
+    },
+    /// The running download's stage and percent.
+    ModelProgress {
+        model: String,
+        stage: &'static str,
+        percent: u8,
+    },
+    /// One of the page's actions on `model` is done (`ok`) or not; `detail` says what
+    /// happened, in the UI language.
+    ModelDone {
+        model: String,
+        action: super::models_page::ModelAction,
+        ok: bool,
+        detail: String,
+    },
 }
 
 /// What the window does beyond the database: the app's clipboard, the sound output, the
@@ -261,6 +303,13 @@ pub fn dispatch(
         | Command::Set { .. }
         | Command::Page { .. }
         | Command::Shown { .. } => return None,
+        // Answered by the app through the Models page's session.
+        Command::ModelList {}
+        | Command::Download { .. }
+        | Command::CancelDownload {}
+        | Command::Verify { .. }
+        | Command::RemoveModel { .. }
+        | Command::UseModel { .. } => return None,
         Command::Hello => list(history, ""),
         Command::Search { query } => list(history, &query),
         Command::Copy { id } => match history.get(id) {

@@ -20,6 +20,9 @@ mod app_side;
 pub mod diff;
 pub mod form;
 pub mod ipc;
+pub mod models_page;
+mod models_side;
+pub mod models_texts;
 pub mod protocol;
 pub mod retranscribe;
 mod settings_page;
@@ -68,6 +71,8 @@ pub struct WindowContext {
     pub form: (form::FormValues, form::FormChoices),
     /// Hands a valid change of a setting to the app.
     pub apply: Box<dyn FnMut(form::Change)>,
+    /// Hands the Models page's requests to the app.
+    pub models: Box<dyn FnMut(models_page::ModelRequest)>,
 }
 
 /// Why the window could not be opened.
@@ -168,6 +173,15 @@ impl HistoryWindow {
         open.send(&reply);
     }
 
+    /// An answer of the app to the Models page (a list, a download's progress, an action
+    /// done), shown when the window is open.
+    pub fn models_reply(&mut self, reply: ipc::Reply) {
+        if let Some(open) = &self.open {
+            models_page::log_reply(&reply);
+            open.send(&reply);
+        }
+    }
+
     /// Closes the window (nothing of it stays alive: a recording playing stops).
     pub fn close(&mut self) {
         if let Some(open) = self.open.take() {
@@ -215,6 +229,7 @@ struct Session {
     lang: UiLang,
     window: Weak<Window>,
     settings: SettingsSession,
+    models: models_page::ModelsSession,
 }
 
 impl Session {
@@ -226,6 +241,7 @@ impl Session {
         };
         match &command {
             ipc::Command::Page { page } => {
+                tracing::info!(page = page.name(), "window: page chosen");
                 if let Some(window) = self.window.upgrade() {
                     window.set_title(page.title(self.lang));
                 }
@@ -241,6 +257,9 @@ impl Session {
                     );
                 }
                 return;
+            }
+            command if models_page::ModelsSession::owns(command) => {
+                return self.models.handle(command);
             }
             command if SettingsSession::owns(command) => {
                 let reply = self.settings.handle(command);
@@ -381,6 +400,9 @@ fn open<T: 'static>(
             choices: context.form.1,
             lang: context.lang,
             apply: context.apply,
+        },
+        models: models_page::ModelsSession {
+            request: context.models,
         },
     }));
     let from_page = Rc::clone(&session);

@@ -23,6 +23,7 @@ const INDEX_HTML: &str = include_str!("../../../assets/ui/index.html");
 const STYLE_CSS: &str = include_str!("../../../assets/ui/style.css");
 const APP_JS: &str = include_str!("../../../assets/ui/app.js");
 const SETTINGS_JS: &str = include_str!("../../../assets/ui/settings.js");
+const MODELS_JS: &str = include_str!("../../../assets/ui/models.js");
 
 /// Whether `url` is one of the window's own pages.
 pub fn is_own_url(url: &str) -> bool {
@@ -76,13 +77,19 @@ pub fn asset(path: &str) -> Asset {
         "labels.js" => found(
             "text/javascript; charset=utf-8",
             Cow::Owned(
-                (super::texts::labels_script(lang) + &super::settings_texts::labels_script(lang))
+                (super::texts::labels_script(lang)
+                    + &super::settings_texts::labels_script(lang)
+                    + &super::models_texts::labels_script(lang))
                     .into_bytes(),
             ),
         ),
         "settings.js" => found(
             "text/javascript; charset=utf-8",
             Cow::Borrowed(SETTINGS_JS.as_bytes()),
+        ),
+        "models.js" => found(
+            "text/javascript; charset=utf-8",
+            Cow::Borrowed(MODELS_JS.as_bytes()),
         ),
         _ => Asset {
             status: 404,
@@ -127,6 +134,7 @@ mod tests {
                 "app.js",
                 "labels.js",
                 "settings.js",
+                "models.js",
             ] {
                 let path = format!("/{lang}/{file}");
                 assert_eq!(asset(&path).status, 200, "{path}");
@@ -162,14 +170,15 @@ mod tests {
             assert!(
                 tag.contains(r#"src="labels.js""#)
                     || tag.contains(r#"src="app.js""#)
-                    || tag.contains(r#"src="settings.js""#),
+                    || tag.contains(r#"src="settings.js""#)
+                    || tag.contains(r#"src="models.js""#),
                 "{tag}"
             );
         }
         for handler in [" onclick=", " oninput=", " onload=", " onerror="] {
             assert!(!page.contains(handler), "inline handler {handler}");
         }
-        for script in [APP_JS, SETTINGS_JS] {
+        for script in [APP_JS, SETTINGS_JS, MODELS_JS] {
             assert!(!script.contains("eval(") && !script.contains("new Function"));
             assert!(
                 !script.contains("innerHTML"),

@@ -9,12 +9,13 @@ use super::form::{check, Change, FormChoices, FormValues};
 use super::ipc::{Command, Reply};
 use crate::i18n::UiLang;
 
-/// The window's pages (a Models page may come later).
+/// The window's pages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Page {
     History,
     Settings,
+    Models,
 }
 
 impl Page {
@@ -24,6 +25,7 @@ impl Page {
         match self {
             Page::History => labels.history,
             Page::Settings => labels.settings,
+            Page::Models => super::models_texts::labels(lang).models,
         }
     }
 
@@ -32,6 +34,7 @@ impl Page {
         match self {
             Page::History => "history",
             Page::Settings => "settings",
+            Page::Models => "models",
         }
     }
 }
@@ -275,7 +278,7 @@ mod tests {
             }
         );
         for bad in [
-            r#"{"cmd":"page","page":"models"}"#,
+            r#"{"cmd":"page","page":"logs"}"#,
             r#"{"cmd":"set","key":"output"}"#,
             r#"{"cmd":"set","key":"output","value":"copy","extra":1}"#,
             r#"{"cmd":"settings","x":1}"#,
