@@ -58,7 +58,9 @@ use stream::Stream;
 /// Whether a stretch of speech without a pause can be committed while it is spoken, so that
 /// the recorder's strides (the audio so far every few seconds of speech) are worth sending.
 pub fn commits_without_pauses() -> bool {
-    commit::RULES_IN_USE.contains(&Rule::Agreement)
+    commit::RULES_IN_USE
+        .iter()
+        .any(|rule| matches!(rule, Rule::Agreement | Rule::Words))
 }
 
 const SAMPLE_RATE: u32 = 16_000;
@@ -530,7 +532,9 @@ impl WorkerThread {
             let committed = stream.committed_text();
             return self.progress(job.id, range.end, Duration::ZERO, committed, String::new());
         }
-        let params = pass_params(&job.params, stream);
+        let mut params = pass_params(&job.params, stream);
+        // The word rule compares passes word by word (key-up's pass commits all, so needs none).
+        params.word_times |= commit::RULES_IN_USE.contains(&Rule::Words);
         let journal = job.journal.as_deref();
         let Some((result, engine)) = self.whisper(audio, &params, Part::Head, journal, keep_going)
         else {
@@ -607,13 +611,19 @@ impl WorkerThread {
         let (tail_text, tail_heard) = match stream.tentative_stands_for(samples) {
             Some(text) => (Some(text), stream.tentative_heard()),
             None => {
-                let tail = &samples[stream.committed_to.min(samples.len())..];
+                let tail = &samples[stream.pass_from().min(samples.len())..];
                 let params = pass_params(params, &stream);
                 let tail_recognised =
                     self.recognise(tail, (&params, wording), Part::Tail, recording)?;
                 engine = tail_recognised.engine;
                 match tail_recognised.outcome {
-                    Outcome::Text(text) => (Some(text), tail_recognised.heard),
+                    Outcome::Text(text) => {
+                        let heard = Heard {
+                            raw: stream.text_without_context(&tail_recognised.heard.raw),
+                            ..tail_recognised.heard
+                        };
+                        (Some(stream.text_without_context(&text)), heard)
+                    }
                     Outcome::Empty(_) if stream.has_committed() => (None, Heard::default()),
                     outcome => {
                         return Some(Recognised {

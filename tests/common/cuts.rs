@@ -119,9 +119,34 @@ fn repeats_a_neighbour(words: &[String], h: usize) -> bool {
 }
 
 pub fn cut_faults(reference: &str, pasted: &str, cuts: &[Cut]) -> Vec<CutFault> {
+    cut_faults_beyond(reference, pasted, None, cuts)
+}
+
+/// [`cut_faults`], less the lost words that `whole` (the same recording transcribed at once,
+/// as the app does) lost too: those are the recogniser's on this audio ("Finally, budget
+/// review" for "Finally, the budget review"), not a cut's.
+pub fn cut_faults_beyond(
+    reference: &str,
+    pasted: &str,
+    whole: Option<&str>,
+    cuts: &[Cut],
+) -> Vec<CutFault> {
     let reference = normalised_words(reference);
     let hypothesis = normalised_words(pasted);
     let edits = align(&reference, &hypothesis);
+    // Reference words the whole transcription has too.
+    let in_whole: Vec<bool> = match whole {
+        Some(whole) => {
+            let mut kept = vec![false; reference.len()];
+            for edit in align(&reference, &normalised_words(whole)) {
+                if let Edit::Same { r, .. } = edit {
+                    kept[r] = true;
+                }
+            }
+            kept
+        }
+        None => vec![true; reference.len()],
+    };
     let raw: Vec<&str> = pasted.split_whitespace().collect();
     cuts.iter()
         .filter_map(|cut| {
@@ -140,7 +165,9 @@ pub fn cut_faults(reference: &str, pasted: &str, cuts: &[Cut]) -> Vec<CutFault> 
                     }
                     // A missing word sits between hypothesis words before_h - 1 and before_h.
                     Edit::Deleted { r, before_h }
-                        if before_h + CUT_REACH >= at && before_h <= at + CUT_REACH =>
+                        if before_h + CUT_REACH >= at
+                            && before_h <= at + CUT_REACH
+                            && in_whole[r] =>
                     {
                         Some(format!("-{}", reference[r]))
                     }

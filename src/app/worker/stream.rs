@@ -5,17 +5,22 @@
 //!
 //! A pass transcribes the recording from [`Stream::committed_to`] on (at most one 30 s window,
 //! [`MAX_PASS`]), with the committed text's end as Whisper's previous text
-//! ([`Stream::prompt`]) so casing, punctuation and the language carry over. At key-up only the
+//! ([`Stream::prompt`]) so casing, punctuation and the language carry over. After a commit by
+//! words (mid-speech, no pause) it starts instead about 2 s before the cut, at a committed
+//! word, without the committed text as previous text, and the committed words it hears again
+//! are dropped from its text ([`commit::words::CONTEXT`] says why). At key-up only the
 //! audio after the last commit is transcribed, or nothing when the last pass covered it and the
 //! rest is quiet ([`Stream::tentative_stands_for`]).
 
+use super::commit::words::{self, WordCommit, WordPass};
 use super::commit::{self, Commit, Pass, PassSegment, Rule};
 use super::Heard;
+use crate::app::hallucinations::normalise;
 use crate::app::verdict::Empty;
 use crate::app::wording::Wording;
 use crate::audio::level::{GateConfig, Level};
 use crate::audio::pause;
-use crate::whisper::Transcript;
+use crate::whisper::{Segment, Transcript};
 
 const SAMPLE_RATE: usize = commit::SAMPLE_RATE;
 /// A pass covers at most one Whisper window.
@@ -34,6 +39,11 @@ pub struct Stream {
     pub id: u64,
     /// Samples (16 kHz) of the recording whose text is committed.
     pub committed_to: usize,
+    /// Where the next pass's audio starts: `committed_to`, or before it after a commit by
+    /// words (the pass hears the committed words since then again, [`words::CONTEXT`]).
+    pass_from: usize,
+    /// Those committed words, normalised: dropped from the pass's text.
+    context: Vec<String>,
     /// The committed texts as they are delivered, in order.
     pieces: Vec<String>,
     /// The committed texts as Whisper wrote them (the next pass's previous text).
@@ -42,6 +52,9 @@ pub struct Stream {
     pub language: Option<String>,
     /// The passes since the last commit, for agreement with the next.
     since_commit: Vec<Pass>,
+    /// The last pass's words after the last commit, as a pass from it: what the next pass's
+    /// words are compared with ([`words::decide_by_words`]).
+    hypothesis: Option<WordPass>,
     /// How the last commit was cut.
     last_rule: Option<Rule>,
     /// What the last pass made of the uncommitted audio.
@@ -69,6 +82,21 @@ struct Tentative {
     ends_in_pause: bool,
 }
 
+/// A pass cut in two by a commit.
+struct Split {
+    /// The committed part and the rest, as transcripts.
+    part: Transcript,
+    rest: Transcript,
+    /// Where the audio is cut, in samples from the pass's start.
+    cut: usize,
+    rule: Rule,
+    /// What the pass heard after the cut, for the next pass's word agreement.
+    hypothesis: Option<WordPass>,
+    /// Where the next pass starts (samples from this pass's start) and the committed words
+    /// it hears again, normalised; `None`: at the cut.
+    context: Option<(usize, Vec<String>)>,
+}
+
 /// What a pass did, for the log and the overlay.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Progress {
@@ -85,10 +113,13 @@ impl Stream {
         Stream {
             id,
             committed_to: 0,
+            pass_from: 0,
+            context: Vec::new(),
             pieces: Vec::new(),
             raw: String::new(),
             language: None,
             since_commit: Vec::new(),
+            hypothesis: None,
             last_rule: None,
             tentative: None,
             passes: 0,
@@ -97,16 +128,28 @@ impl Stream {
     }
 
     /// The audio the next pass transcribes of `recording` (the audio so far): from the last
-    /// commit, at most [`MAX_PASS`]; `None` when nothing new is there.
+    /// commit (or the context before it), at most [`MAX_PASS`]; `None` when nothing new is
+    /// there.
     pub fn pass_range(&self, recording_len: usize) -> Option<std::ops::Range<usize>> {
-        let start = self.committed_to;
-        (recording_len > start).then(|| start..recording_len.min(start + MAX_PASS))
+        let start = self.pass_from;
+        (recording_len > self.committed_to).then(|| start..recording_len.min(start + MAX_PASS))
+    }
+
+    /// Where a pass over the uncommitted audio starts (see [`Self::pass_range`]); key-up's
+    /// pass too.
+    pub fn pass_from(&self) -> usize {
+        self.pass_from
     }
 
     /// Whisper's previous text for the next pass: the person's own prompt, then the end of the
     /// committed text (cut at a word).
     pub fn prompt(&self, own: Option<&str>) -> Option<String> {
-        let raw = self.raw.trim();
+        // A pass that hears committed words again takes them from the audio, not the text.
+        let raw = if self.context.is_empty() {
+            self.raw.trim()
+        } else {
+            ""
+        };
         let tail = if raw.len() > PROMPT_CHARS {
             let mut from = raw.len() - PROMPT_CHARS;
             while !raw.is_char_boundary(from) {
@@ -129,16 +172,20 @@ impl Stream {
     /// Audio of a pass with nothing in it (below the gate's frame level): nothing is there to
     /// transcribe, now or later; the stream moves past it.
     pub fn skip_silence(&mut self, range: &std::ops::Range<usize>) {
-        if range.start == self.committed_to {
+        if range.start == self.pass_from {
             self.committed_to = range.end;
+            self.pass_from = range.end;
+            self.context.clear();
             self.since_commit.clear();
+            self.hypothesis = None;
             self.tentative = None;
         }
     }
 
     /// Takes a pass's transcript of `audio` (the recording's `range`; `peak` is the loudest
-    /// frame of the recording so far): commits what [`commit::decide`] allows, keeps the rest
-    /// as tentative. `wording` turns Whisper's text into what is delivered (verdict first).
+    /// frame of the recording so far): commits what [`commit::decide`] (by segments) or
+    /// [`words::decide_by_words`] allows, keeps the rest as tentative. `wording` turns
+    /// Whisper's text into what is delivered (verdict first).
     pub fn take_pass(
         &mut self,
         (range, audio, peak): (std::ops::Range<usize>, &[f32], f32),
@@ -149,6 +196,9 @@ impl Stream {
         let mut transcript = transcript.clone();
         if self.overlapping() {
             self.drop_repeated_words(&mut transcript);
+        }
+        if !self.context.is_empty() {
+            transcript = self.without_context(transcript);
         }
         let pass = Pass {
             start: range.start,
@@ -164,33 +214,42 @@ impl Stream {
                 .collect(),
             ends_in_pause: pause::ends_in_pause(audio, peak, SAMPLE_RATE as u32),
         };
+        let word_pass = commit::RULES_IN_USE
+            .contains(&Rule::Words)
+            .then(|| WordPass::of(range.start, audio.len(), &transcript))
+            .flatten();
+        let split = self.split(&pass, word_pass.as_ref(), &transcript, audio);
         let mut made = None;
-        let mut rest_from = (0, 0); // segments, samples
-        if let Commit::Segments {
-            segments,
-            cut,
-            rule,
-        } = commit::decide(&self.since_commit, &pass, audio).filter_by_rule(commit::RULES_IN_USE)
-        {
-            let part = part_of(&transcript, 0..segments);
-            let level = Level::measure(&audio[..cut], SAMPLE_RATE as u32, &GateConfig::default());
-            if let Ok(text) = wording.words(&part, &level) {
+        let mut rest = (transcript.clone(), 0);
+        if let Some(split) = split {
+            let level = Level::measure(
+                &audio[..split.cut],
+                SAMPLE_RATE as u32,
+                &GateConfig::default(),
+            );
+            if let Ok(text) = wording.words(&split.part, &level) {
                 self.pieces.push(text);
-                self.raw.push_str(&part.text);
+                self.raw.push_str(&split.part.text);
                 self.language
                     .get_or_insert_with(|| transcript.language.clone());
-                // A pause's cut is in quiet; any other may be off by Whisper's timing: the
-                // next pass starts a little before it and drops what it says again.
-                self.committed_to = match rule {
-                    Rule::Pause => range.start + cut,
+                // A pause's cut is in quiet, a word rule's in the gap after a word; a segment
+                // rule's may be off by Whisper's timing: the next pass starts a little before
+                // it and drops what it says again.
+                self.committed_to = match split.rule {
+                    Rule::Pause | Rule::Words => range.start + split.cut,
                     Rule::Agreement | Rule::Forced => {
-                        range.start + cut.saturating_sub(commit::OVERLAP).max(1)
+                        range.start + split.cut.saturating_sub(commit::OVERLAP).max(1)
                     }
                 };
-                self.last_rule = Some(rule);
+                (self.pass_from, self.context) = match &split.context {
+                    Some((from, words)) => (range.start + from, words.clone()),
+                    None => (self.committed_to, Vec::new()),
+                };
+                self.last_rule = Some(split.rule);
                 self.commits += 1;
-                made = Some((rule, self.committed_to as f32 / SAMPLE_RATE as f32));
-                rest_from = (segments, cut);
+                made = Some((split.rule, self.committed_to as f32 / SAMPLE_RATE as f32));
+                rest = (split.rest, split.cut);
+                self.hypothesis = split.hypothesis;
             }
         }
         let ends_in_pause = pass.ends_in_pause;
@@ -198,24 +257,13 @@ impl Stream {
             self.since_commit.clear();
         } else {
             self.since_commit.push(pass);
+            self.hypothesis = word_pass;
         }
-        let (segments, cut) = rest_from;
-        let rest_audio = &audio[cut..];
-        let rest = part_of(&transcript, segments..transcript.segments.len());
-        let rest_raw = if made.is_some() {
-            rest.text.clone()
-        } else {
-            transcript.text.clone()
-        };
+        let (rest, cut) = rest;
         let result = if rest.segments.is_empty() && made.is_some() {
             Err(Empty::NoText)
         } else {
-            let level = Level::measure(rest_audio, SAMPLE_RATE as u32, &GateConfig::default());
-            let rest = if made.is_some() {
-                rest
-            } else {
-                transcript.clone()
-            };
+            let level = Level::measure(&audio[cut..], SAMPLE_RATE as u32, &GateConfig::default());
             wording.words(&rest, &level)
         };
         let tentative = result.clone().unwrap_or_default();
@@ -224,7 +272,7 @@ impl Stream {
             end: range.end,
             peak,
             result,
-            raw: rest_raw,
+            raw: rest.text.clone(),
             language: transcript.language.clone(),
             ends_in_pause,
         });
@@ -232,6 +280,53 @@ impl Stream {
             committed: self.committed_text(),
             tentative,
             commit: made,
+        }
+    }
+
+    /// What of a pass (`pass` as segments, `words` as words when the word rule is in use, of
+    /// `transcript` over `audio`) the rules in use commit: by segments first, then by words.
+    fn split(
+        &self,
+        pass: &Pass,
+        words: Option<&WordPass>,
+        transcript: &Transcript,
+        audio: &[f32],
+    ) -> Option<Split> {
+        if let Commit::Segments {
+            segments,
+            cut,
+            rule,
+        } = commit::decide(&self.since_commit, pass, audio).filter_by_rule(commit::RULES_IN_USE)
+        {
+            return Some(Split {
+                part: part_of(transcript, 0..segments),
+                rest: part_of(transcript, segments..transcript.segments.len()),
+                cut,
+                rule,
+                hypothesis: None,
+                context: None,
+            });
+        }
+        let current = words?;
+        match words::decide_by_words(self.hypothesis.as_ref(), current, audio) {
+            WordCommit::Words { words, cut } => {
+                let (part, rest) = split_at_word(transcript, words);
+                let (from, first) = words::context_start(current, words, cut);
+                let context = current.words[first..words]
+                    .iter()
+                    .map(|w| normalise(&w.text))
+                    .filter(|w| !w.is_empty())
+                    .collect();
+                Some(Split {
+                    part,
+                    rest,
+                    cut,
+                    rule: Rule::Words,
+                    hypothesis: Some(current.after(words, from)),
+                    context: Some((from, context)),
+                })
+            }
+            WordCommit::Nothing => None,
         }
     }
 
@@ -257,9 +352,12 @@ impl Stream {
         // transcribed again, and words repeated there are dropped.
         self.committed_to =
             commit::quietest_in_pause(recording, tentative.end).max(tentative.start + 1);
+        self.pass_from = self.committed_to;
+        self.context.clear();
         self.last_rule = Some(Rule::Pause);
         self.commits += 1;
         self.since_commit.clear();
+        self.hypothesis = None;
         self.tentative = None;
         Some(self.committed_to as f32 / SAMPLE_RATE as f32)
     }
@@ -338,10 +436,57 @@ impl Stream {
         join_pieces(&committed, &tail)
     }
 
+    /// `text` of a pass from [`Self::pass_from`] (key-up's) without the committed words it
+    /// heard again, as [`Self::without_context`] does for a pass's transcript.
+    pub fn text_without_context(&self, text: &str) -> String {
+        if self.context.is_empty() {
+            return text.to_string();
+        }
+        let written: Vec<String> = text
+            .split_whitespace()
+            .map(normalise)
+            .filter(|w| !w.is_empty())
+            .collect();
+        match words::context_overlap(&self.context, &written) {
+            Some(repeated) => commit::drop_words(text, repeated),
+            None => text.to_string(),
+        }
+    }
+
     /// Whether the next pass starts before the last cut ([`commit::OVERLAP`]: the last commit
     /// was not at a pause).
     fn overlapping(&self) -> bool {
         matches!(self.last_rule, Some(Rule::Agreement | Rule::Forced))
+    }
+
+    /// `transcript` (of a pass from [`Self::pass_from`]) without the committed words it heard
+    /// again ([`words::context_overlap`]). When it did not write them, nothing is dropped (a
+    /// word said twice is seen; a word dropped by a guess at times is not).
+    fn without_context(&self, transcript: Transcript) -> Transcript {
+        let written: Vec<String> = transcript
+            .segments
+            .iter()
+            .flat_map(|s| &s.words)
+            .map(|w| normalise(&w.text))
+            .filter(|w| !w.is_empty())
+            .collect();
+        match words::context_overlap(&self.context, &written) {
+            Some(repeated) => {
+                tracing::debug!(
+                    id = self.id,
+                    words = repeated,
+                    "committed words heard again dropped"
+                );
+                split_at_word(&transcript, repeated).1
+            }
+            None => {
+                tracing::info!(
+                    id = self.id,
+                    "a pass did not write the committed words it heard again"
+                );
+                transcript
+            }
+        }
     }
 
     /// After a cut that was not in a pause, the next pass may say the committed text's last
@@ -377,6 +522,42 @@ fn part_of(transcript: &Transcript, range: std::ops::Range<usize>) -> Transcript
         withheld: Vec::new(),
         ..transcript.clone()
     }
+}
+
+/// `transcript` cut after its first `words` words (over all its segments): the segment the cut
+/// falls in is split in two, each half with its own words, text and times.
+fn split_at_word(transcript: &Transcript, words: usize) -> (Transcript, Transcript) {
+    let mut part = Vec::new();
+    let mut rest = Vec::new();
+    let mut left = words;
+    for segment in &transcript.segments {
+        let n = segment.words.len();
+        if left == 0 {
+            rest.push(segment.clone());
+        } else if left >= n {
+            left -= n;
+            part.push(segment.clone());
+        } else {
+            let (before, after) = segment.words.split_at(left);
+            left = 0;
+            let half = |words: &[crate::whisper::Word]| Segment {
+                text: words.iter().map(|w| w.text.as_str()).collect(),
+                start: words.first().map_or(segment.start, |w| w.start),
+                end: words.last().map_or(segment.end, |w| w.end),
+                words: words.to_vec(),
+                ..segment.clone()
+            };
+            part.push(half(before));
+            rest.push(half(after));
+        }
+    }
+    let transcript_of = |segments: Vec<Segment>| Transcript {
+        text: segments.iter().map(|s| s.text.as_str()).collect(),
+        segments,
+        withheld: Vec::new(),
+        ..transcript.clone()
+    };
+    (transcript_of(part), transcript_of(rest))
 }
 
 /// `next` after `before` in one dictation: a space between them, and a full stop Whisper put
@@ -442,6 +623,7 @@ mod tests {
         assert_eq!(stream.pass_range(0), None);
         assert_eq!(stream.pass_range(40 * SAMPLE_RATE), Some(0..MAX_PASS));
         stream.committed_to = 25 * SAMPLE_RATE;
+        stream.pass_from = 25 * SAMPLE_RATE;
         assert_eq!(
             stream.pass_range(40 * SAMPLE_RATE),
             Some(25 * SAMPLE_RATE..40 * SAMPLE_RATE)
@@ -469,6 +651,143 @@ mod tests {
         assert_eq!(
             stream.heard_with_tail(Heard::default()),
             tail("Dzień dobry. Kropka", Some("pl"))
+        );
+    }
+
+    /// A transcript of `words` (text, start, end; seconds from the pass's start) in segments of
+    /// `per_segment` words.
+    fn transcript_of(words: &[(&str, f32, f32)], per_segment: usize) -> Transcript {
+        use crate::whisper::{Timings, Word};
+        let segments: Vec<Segment> = words
+            .chunks(per_segment)
+            .map(|chunk| Segment {
+                seek: 0,
+                start: chunk[0].1,
+                end: chunk[chunk.len() - 1].2,
+                text: chunk.iter().map(|w| w.0).collect(),
+                tokens: Vec::new(),
+                temperature: 0.0,
+                avg_logprob: -0.2,
+                compression_ratio: 1.2,
+                no_speech_prob: 0.01,
+                words: chunk
+                    .iter()
+                    .map(|&(text, start, end)| Word {
+                        text: text.into(),
+                        start,
+                        end,
+                        probability: 0.9,
+                    })
+                    .collect(),
+            })
+            .collect();
+        Transcript {
+            text: segments.iter().map(|s| s.text.as_str()).collect(),
+            segments,
+            language: "en".into(),
+            language_probability: Some(0.99),
+            duration: 0.0,
+            timings: Timings::default(),
+            withheld: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_transcript_cut_after_a_word_splits_the_segment_it_falls_in() {
+        let words = [
+            (" One", 0.0, 0.4),
+            (" two", 0.4, 0.8),
+            (" three.", 0.8, 1.2),
+            (" Four", 1.5, 1.9),
+            (" five.", 1.9, 2.4),
+        ];
+        let transcript = transcript_of(&words, 3);
+        let (part, rest) = split_at_word(&transcript, 2);
+        assert_eq!(part.text, " One two");
+        assert_eq!(rest.text, " three. Four five.");
+        assert_eq!(part.segments.len(), 1);
+        assert_eq!(rest.segments.len(), 2);
+        assert_eq!((rest.segments[0].start, rest.segments[0].end), (0.8, 1.2));
+        assert_eq!(part.segments[0].end, 0.8);
+        // At a segment boundary, and after all words.
+        let (part, rest) = split_at_word(&transcript, 3);
+        assert_eq!(
+            (part.text.as_str(), rest.text.as_str()),
+            (" One two three.", " Four five.")
+        );
+        let (part, rest) = split_at_word(&transcript, 5);
+        assert_eq!((part.segments.len(), rest.segments.len()), (2, 0));
+    }
+
+    /// Speech without pauses (sentences of four words) as three strides' passes: the first
+    /// commits nothing (nothing to agree with), the second commits the sentences both heard,
+    /// and the third agrees with what the second heard after its cut, so it commits too; no
+    /// word is lost or said twice.
+    #[test]
+    fn speech_without_pauses_is_committed_by_words_at_every_pass_after_the_first() {
+        // 0.5 s per word, each with a 40 ms gap at its end.
+        let all: Vec<(String, f32, f32)> = (0..20)
+            .map(|i| {
+                let end = if i % 4 == 3 { "." } else { "" };
+                (format!(" w{i}{end}"), i as f32 * 0.5, i as f32 * 0.5 + 0.46)
+            })
+            .collect();
+        let audio: Vec<f32> = (0..10 * SAMPLE_RATE)
+            .map(|i| {
+                let t = i as f32 / SAMPLE_RATE as f32;
+                if t % 0.5 >= 0.46 {
+                    0.0005
+                } else {
+                    0.3 * (t * 2.0 * std::f32::consts::PI * 200.0).sin()
+                }
+            })
+            .collect();
+        let wording = Wording::default();
+        let mut stream = Stream::new(1);
+        // A pass hears everything from where it starts: after a commit, that is before the
+        // cut, so it hears committed words again.
+        let pass_over = |stream: &mut Stream, until: f32| {
+            let from = stream.pass_from();
+            let offset = from as f32 / SAMPLE_RATE as f32;
+            let heard: Vec<(&str, f32, f32)> = all
+                .iter()
+                .filter(|w| w.1 >= offset - 0.01 && w.2 <= until)
+                .map(|w| (w.0.as_str(), w.1 - offset, w.2 - offset))
+                .collect();
+            let to = (until * SAMPLE_RATE as f32) as usize;
+            let transcript = transcript_of(&heard, 4);
+            stream.take_pass((from..to, &audio[from..to], 0.3), &transcript, &wording)
+        };
+        let first = pass_over(&mut stream, 4.0);
+        assert_eq!(first.commit, None);
+        let second = pass_over(&mut stream, 6.0);
+        assert_eq!(second.commit.map(|c| c.0), Some(Rule::Words));
+        assert!(second.committed.starts_with("w0 w1 w2"), "{second:?}");
+        // The next pass hears the committed words of the last 2 s again, from a word's start,
+        // and takes them from the audio, not from Whisper's previous text.
+        assert!(stream.pass_from() < stream.committed_to);
+        assert_eq!(
+            stream.prompt(Some("Kubernetes")).as_deref(),
+            Some("Kubernetes")
+        );
+        assert_eq!(stream.text_without_context("w2 w3. w4 w5"), "w4 w5");
+        let third = pass_over(&mut stream, 8.0);
+        assert_eq!(third.commit.map(|c| c.0), Some(Rule::Words), "{third:?}");
+        let said: Vec<String> = (0..16).map(|i| format!("w{i}")).collect();
+        let words = |text: &str| -> Vec<String> {
+            text.split_whitespace()
+                .map(|w| w.trim_end_matches('.').to_lowercase())
+                .collect()
+        };
+        let committed = words(&third.committed);
+        assert_eq!(committed, said[..committed.len()], "{third:?}");
+        assert!(committed.len() > words(&second.committed).len());
+        assert_eq!(committed.len() % 4, 0, "cut at a sentence end: {third:?}");
+        // What follows the cut is tentative, from where the commit ended.
+        assert_eq!(
+            words(&third.tentative)[0],
+            said[committed.len()],
+            "{third:?}"
         );
     }
 }

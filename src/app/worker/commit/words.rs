@@ -1,7 +1,7 @@
 //! Rule 2 of [`super`] by words instead of segments: LocalAgreement-2 over the word times the
 //! engine gives with [`crate::whisper::TranscribeParams::word_times`] (the cross-attention
-//! alignment heads, `whisper::words`). Built and unit-tested on recorded pass results; not used
-//! by the worker ([`super::RULES_IN_USE`] decides, by measurement).
+//! alignment heads, `whisper::words`). In use ([`super::RULES_IN_USE`] says what it was measured
+//! against).
 //!
 //! Two consecutive passes over audio from the same start agree on a prefix of words (the same
 //! words, compared without case and punctuation, each ending within [`AGREEING_WORD_END`] of
@@ -9,7 +9,15 @@
 //! - it is not the earlier pass's last word (the earlier pass must have heard the word after
 //!   it, so its end was not where that pass's audio stopped: "mar" of "market"), and
 //! - it ends at least [`KEEP_LAST`] before the current pass's end (the end of the audio is
-//!   where Whisper is least sure, and a word still being spoken lies there).
+//!   where Whisper is least sure, and a word still being spoken lies there), and
+//! - it is, or comes before, the last word of those that ends a sentence (". ? ! …"): a pass
+//!   that starts mid-sentence, with the committed text as Whisper's previous text, invents
+//!   words ("closed on | Monday" gave "nd for maintenance work") where one that starts at a
+//!   sentence does not.
+//!
+//! The previous pass need not start where the current one does: after a commit, what the
+//! committing pass heard after its cut ([`WordPass::after_cut`]) is what the next pass is
+//! compared with, so every pass can commit, not every second one.
 //!
 //! The cut lies in the gap after the last committed word: the quietest [`super::SNAP_FRAME`]
 //! from [`WORD_SNAP`] before that word's end to [`WORD_SNAP`] after the next word's start
@@ -19,6 +27,8 @@
 
 use crate::app::hallucinations::normalise;
 use crate::audio::level::rms;
+use crate::audio::pause::QUIET_FRACTION;
+use crate::whisper::Transcript;
 
 use super::{SAMPLE_RATE, SNAP_FRAME};
 
@@ -45,6 +55,45 @@ pub struct WordPass {
     /// How long its audio is (samples).
     pub len: usize,
     pub words: Vec<PassWord>,
+}
+
+impl WordPass {
+    /// `transcript`'s words as a pass over `len` samples from `start`; `None` when a segment
+    /// with text has no words (word times were not asked for, or a window's alignment gave
+    /// none): a prefix of words must be a prefix of the text.
+    pub fn of(start: usize, len: usize, transcript: &Transcript) -> Option<WordPass> {
+        let mut words = Vec::new();
+        for segment in &transcript.segments {
+            if segment.words.is_empty() && !normalise(&segment.text).is_empty() {
+                return None;
+            }
+            words.extend(segment.words.iter().map(|w| PassWord {
+                text: w.text.clone(),
+                start: w.start,
+                end: w.end,
+            }));
+        }
+        Some(WordPass { start, len, words })
+    }
+
+    /// What this pass heard after its first `words` words, as a pass from `from` (samples
+    /// from its start: where the next pass starts) on: the hypothesis the next pass is compared
+    /// with. Every pass can then commit, instead of every second one.
+    pub fn after(&self, words: usize, from: usize) -> WordPass {
+        let shift = from as f32 / SAMPLE_RATE as f32;
+        WordPass {
+            start: self.start + from,
+            len: self.len.saturating_sub(from),
+            words: self.words[words.min(self.words.len())..]
+                .iter()
+                .map(|w| PassWord {
+                    text: w.text.clone(),
+                    start: (w.start - shift).max(0.0),
+                    end: (w.end - shift).max(0.0),
+                })
+                .collect(),
+        }
+    }
 }
 
 /// What [`decide_by_words`] commits of a pass.
@@ -80,29 +129,100 @@ pub fn decide_by_words(
         .count();
     // Not the previous pass's last word, nor a word in the current pass's last second.
     let heard_after = agreed.min(previous.words.len().saturating_sub(1));
-    let words = current.words[..heard_after]
+    let agreed_words = current.words[..heard_after]
         .iter()
         .take_while(|w| w.end <= seconds - KEEP_LAST)
         .count();
-    // A committed prefix holds at least one word with letters or digits.
-    let has_words = current.words[..words]
+    // Up to the last sentence end among them whose gap holds a quiet frame (alignment times
+    // can be late at a sentence end in speech without pauses: a cut there would take the
+    // next sentence's first sound).
+    let quiet = quiet_level(audio);
+    let ends = (0..agreed_words)
+        .rev()
+        .filter(|&i| ends_sentence(&current.words[i].text));
+    for last_index in ends {
+        let words = last_index + 1;
+        // A committed prefix holds at least one word with letters or digits.
+        if !current.words[..words]
+            .iter()
+            .any(|w| !normalise(&w.text).is_empty())
+        {
+            break;
+        }
+        let last = &current.words[last_index];
+        let next_start = current.words.get(words).map_or(last.end, |w| w.start);
+        if let Some((cut, level)) = cut_in_gap(audio, last.end, next_start.max(last.end), seconds) {
+            if level <= quiet {
+                return WordCommit::Words { words, cut };
+            }
+        }
+    }
+    WordCommit::Nothing
+}
+
+/// How quiet a cut's frame must be: [`QUIET_FRACTION`] of the pass's loudest frame (as the
+/// recorder judges pauses, `audio::pause`).
+fn quiet_level(audio: &[f32]) -> f32 {
+    let frame = (SNAP_FRAME * SAMPLE_RATE as f32) as usize;
+    let loudest = audio.chunks(frame.max(1)).map(rms).fold(0.0f32, f32::max);
+    loudest * QUIET_FRACTION
+}
+
+/// How much committed audio the pass after a word commit hears again: at least this long
+/// (seconds), from the start of a committed word. Whisper given audio that starts at a sentence
+/// (or the committed text as its previous text) skipped that sentence on the project's clip
+/// without pauses ("First, the new website…" lost in 5 of 6 passes from the cut); given the
+/// sentence before it from a word 2 s back, and no previous text, it wrote it in all 6.
+pub const CONTEXT: f32 = 2.0;
+
+/// Where the pass after a commit of `words` of `current` (cut at `cut` samples) starts: the
+/// start of the last committed word that begins at least [`CONTEXT`] before the cut (the first
+/// committed word when none does); in samples from `current`'s start, with the index of that
+/// word.
+pub fn context_start(current: &WordPass, words: usize, cut: usize) -> (usize, usize) {
+    let cut_s = cut as f32 / SAMPLE_RATE as f32;
+    let first = current.words[..words.min(current.words.len())]
         .iter()
-        .any(|w| !normalise(&w.text).is_empty());
-    if words == 0 || !has_words {
-        return WordCommit::Nothing;
+        .rposition(|w| w.start <= cut_s - CONTEXT)
+        .unwrap_or(0);
+    let at = current
+        .words
+        .get(first)
+        .map_or(0, |w| (w.start.max(0.0) * SAMPLE_RATE as f32) as usize);
+    (at.min(cut), first)
+}
+
+/// How many of a pass's first words (`words`, each normalised) say the end of `context` (the
+/// committed words it heard again, normalised) again: the longest end of `context` found at
+/// the pass's start, after at most two other words (a fragment of the first word heard
+/// again). One word alone counts only with four letters or more. `None` when the pass did not
+/// write the context's end at all.
+pub fn context_overlap(context: &[String], words: &[String]) -> Option<usize> {
+    for offset in 0..=2 {
+        for n in (1..=context.len()).rev() {
+            let tail = &context[context.len() - n..];
+            if n == 1 && tail[0].chars().count() < 4 {
+                continue;
+            }
+            if words.get(offset..offset + n) == Some(tail) {
+                return Some(offset + n);
+            }
+        }
     }
-    let last = &current.words[words - 1];
-    let next_start = current.words.get(words).map_or(last.end, |w| w.start);
-    match cut_in_gap(audio, last.end, next_start.max(last.end), seconds) {
-        Some(cut) => WordCommit::Words { words, cut },
-        None => WordCommit::Nothing,
-    }
+    None
+}
+
+/// Whether a word (as Whisper wrote it, punctuation merged) ends a sentence.
+fn ends_sentence(word: &str) -> bool {
+    word.trim_end_matches(['"', '\'', ')', '”', '’'])
+        .ends_with(['.', '?', '!', '…'])
 }
 
 /// The middle of the quietest [`SNAP_FRAME`] from [`WORD_SNAP`] before `end` (a word's end) to
 /// [`WORD_SNAP`] after `next_start` (the next word's start), not within [`KEEP_LAST`] of the
-/// end of `audio` (`seconds` long); in samples. `None` when no frame fits.
-fn cut_in_gap(audio: &[f32], end: f32, next_start: f32, seconds: f32) -> Option<usize> {
+/// end of `audio` (`seconds` long); in samples, with that frame's level. `None` when no frame
+/// fits.
+fn cut_in_gap(audio: &[f32], end: f32, next_start: f32, seconds: f32) -> Option<(usize, f32)> {
     let to_sample = |t: f32| (t.max(0.0) * SAMPLE_RATE as f32) as usize;
     let frame = to_sample(SNAP_FRAME);
     let from = to_sample(end - WORD_SNAP);
@@ -113,7 +233,7 @@ fn cut_in_gap(audio: &[f32], end: f32, next_start: f32, seconds: f32) -> Option<
         .filter(|&at| at + frame <= to)
         .map(|at| (at, rms(&audio[at..at + frame])))
         .min_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(at, _)| at + frame / 2)
+        .map(|(at, level)| (at + frame / 2, level))
 }
 
 #[cfg(test)]
@@ -135,13 +255,13 @@ mod tests {
         }
     }
 
-    /// Speech-like audio: a tone everywhere except 30 ms of near-quiet around each gap (s).
+    /// Speech-like audio: a tone everywhere except 60 ms of near-quiet around each gap (s).
     fn speech_with_gaps(seconds: f32, gaps: &[f32]) -> Vec<f32> {
         let n = (seconds * SAMPLE_RATE as f32) as usize;
         (0..n)
             .map(|i| {
                 let t = i as f32 / SAMPLE_RATE as f32;
-                if gaps.iter().any(|&g| (t - g).abs() < 0.015) {
+                if gaps.iter().any(|&g| (t - g).abs() < 0.03) {
                     0.001
                 } else {
                     0.3 * (t * 2.0 * std::f32::consts::PI * 220.0).sin()
@@ -150,17 +270,17 @@ mod tests {
             .collect()
     }
 
-    /// "Good morning everyone, here are the notes from yesterday's planning session." said
-    /// without a pause (as on `long_25s_nopause.wav`): word ends are the next words' starts.
+    /// Short sentences said without a pause (as on `long_25s_nopause.wav`): word ends are the
+    /// next words' starts.
     const SENTENCE: [(&str, f32, f32); 12] = [
         (" Good", 0.0, 0.3),
         (" morning", 0.3, 0.72),
-        (" everyone,", 0.72, 1.3),
-        (" here", 1.3, 1.5),
+        (" everyone.", 0.72, 1.3),
+        (" Here", 1.3, 1.5),
         (" are", 1.5, 1.62),
         (" the", 1.62, 1.74),
-        (" notes", 1.74, 2.1),
-        (" from", 2.1, 2.3),
+        (" notes.", 1.74, 2.1),
+        (" From", 2.1, 2.3),
         (" yesterday's", 2.3, 2.9),
         (" planning", 2.9, 3.36),
         (" session.", 3.36, 4.0),
@@ -172,7 +292,7 @@ mod tests {
     }
 
     #[test]
-    fn speech_without_pauses_commits_the_agreed_words_but_the_last_second() {
+    fn speech_without_pauses_commits_the_agreed_sentences_but_the_last_second() {
         let audio = speech_with_gaps(4.6, &[1.3, 2.1, 2.3, 2.9]);
         // The first pass (3.2 s) heard up to "planning" (cut short at its end).
         let mut first = word_pass(0, 3.2, &words_to(9));
@@ -189,11 +309,11 @@ mod tests {
         let second = word_pass(0, 4.6, &words_to(12));
         match decide_by_words(Some(&first), &second, &audio) {
             WordCommit::Words { words, cut } => {
-                // Agreed up to "yesterday's" (not "plan"/"planning"), which ends 1.7 s before
-                // the end of the pass.
-                assert_eq!(words, 9);
+                // Agreed up to "yesterday's" (not "plan"/"planning"); of that, up to the last
+                // sentence end, "notes.".
+                assert_eq!(words, 7);
                 let at = cut as f32 / SAMPLE_RATE as f32;
-                assert!((at - 2.9).abs() < 0.02, "cut at {at}");
+                assert!((at - 2.1).abs() < 0.02, "cut at {at}");
             }
             other => panic!("{other:?}"),
         }
@@ -201,25 +321,22 @@ mod tests {
 
     #[test]
     fn a_word_straddling_the_cut_stays_whole_in_the_next_pass() {
-        // "yesterday's" spans 2.3-2.9 s; the quiet gap before it is at 2.3 s, and its own
-        // middle (2.6 s) is quieter still: the cut may not go there.
-        let mut audio = speech_with_gaps(4.6, &[2.3]);
-        for s in &mut audio[(2.59 * 16_000.0) as usize..(2.62 * 16_000.0) as usize] {
+        // The quiet gap after "notes." is at 2.1 s; the middle of "From" (2.2 s) is quieter
+        // still: the cut may not go there.
+        let mut audio = speech_with_gaps(4.6, &[2.1]);
+        for s in &mut audio[(2.19 * 16_000.0) as usize..(2.22 * 16_000.0) as usize] {
             *s = 0.0;
         }
         let previous = word_pass(0, 3.5, &words_to(10));
-        // The current pass is 3.8 s long: "yesterday's" (ends 2.9) is inside the last second
-        // of neither pass, but "planning" (ends 3.36) is in the current pass's last second.
+        // The current pass is 3.8 s long: "From" (ends 2.3) is inside the last second of
+        // neither pass, but "planning" (ends 3.36) is in the current pass's last second.
         let current = word_pass(0, 3.8, &words_to(10));
         match decide_by_words(Some(&previous), &current, &audio[..current.len]) {
             WordCommit::Words { words, cut } => {
-                assert_eq!(
-                    words, 8,
-                    "up to \"from\": \"yesterday's\" ends at 2.9 > 3.8 - 1"
-                );
+                assert_eq!(words, 7, "up to \"notes.\"");
                 let at = cut as f32 / SAMPLE_RATE as f32;
                 assert!(
-                    (at - 2.3).abs() < 0.02,
+                    (at - 2.1).abs() < 0.02,
                     "cut at {at}, not inside the next word"
                 );
             }
@@ -228,14 +345,42 @@ mod tests {
     }
 
     #[test]
+    fn agreed_words_that_end_no_sentence_wait() {
+        // Both passes agree on "Good morning", which ends no sentence.
+        let audio = speech_with_gaps(4.6, &[0.72]);
+        let previous = word_pass(
+            0,
+            2.5,
+            &[
+                (" Good", 0.0, 0.3),
+                (" morning", 0.3, 0.72),
+                (" every", 0.72, 1.0),
+            ],
+        );
+        let current = word_pass(
+            0,
+            2.8,
+            &[
+                (" Good", 0.0, 0.3),
+                (" morning", 0.3, 0.72),
+                (" everybody", 0.72, 1.3),
+            ],
+        );
+        assert_eq!(
+            decide_by_words(Some(&previous), &current, &audio[..current.len]),
+            WordCommit::Nothing
+        );
+    }
+
+    #[test]
     fn a_pass_that_disagrees_commits_only_what_came_before_the_disagreement() {
         let audio = speech_with_gaps(4.6, &[0.72, 1.3]);
         let previous = word_pass(0, 4.0, &words_to(10));
         let mut current = word_pass(0, 4.6, &words_to(12));
-        current.words[3].text = " there".into();
+        current.words[3].text = " There".into();
         match decide_by_words(Some(&previous), &current, &audio) {
             WordCommit::Words { words, cut } => {
-                assert_eq!(words, 3, "\"Good morning everyone,\"");
+                assert_eq!(words, 3, "\"Good morning everyone.\"");
                 let at = cut as f32 / SAMPLE_RATE as f32;
                 assert!((at - 1.3).abs() < 0.02, "cut at {at}");
             }
@@ -258,6 +403,15 @@ mod tests {
     }
 
     #[test]
+    fn sentence_ends_are_read_through_closing_quotes() {
+        assert!(ends_sentence(" done."));
+        assert!(ends_sentence(" ready?\""));
+        assert!(ends_sentence(" koniec!"));
+        assert!(!ends_sentence(" Dr"));
+        assert!(!ends_sentence(" everyone,"));
+    }
+
+    #[test]
     fn passes_over_different_audio_or_without_words_commit_nothing() {
         let audio = speech_with_gaps(4.6, &[2.3]);
         let previous = word_pass(0, 4.0, &words_to(10));
@@ -270,6 +424,69 @@ mod tests {
         let quiet = word_pass(0, 4.6, &dots);
         assert_eq!(
             decide_by_words(Some(&word_pass(0, 4.0, &dots)), &quiet, &audio),
+            WordCommit::Nothing
+        );
+    }
+
+    fn normalised(text: &str) -> Vec<String> {
+        text.split_whitespace().map(normalise).collect()
+    }
+
+    #[test]
+    fn the_context_heard_again_is_found_at_the_start_of_the_next_pass() {
+        let context = normalised("from yesterday's planning session.");
+        let pass = |text: &str| context_overlap(&context, &normalised(text));
+        assert_eq!(
+            pass("from yesterday's planning session. First, the"),
+            Some(4)
+        );
+        // The first word cut in two, and a fragment before the rest.
+        assert_eq!(pass("day's planning session. First,"), Some(3));
+        assert_eq!(pass("uh- yesterday's planning session. First,"), Some(4));
+        // Only the last word, long enough to count; a short one is no evidence.
+        assert_eq!(pass("session. First, the new"), Some(1));
+        let short = normalised("went to the");
+        assert_eq!(context_overlap(&short, &normalised("the new site")), None);
+        // Not written at all.
+        assert_eq!(pass("First, the new website"), None);
+    }
+
+    #[test]
+    fn the_next_pass_starts_at_a_committed_word_two_seconds_before_the_cut() {
+        let pass = word_pass(0, 4.6, &words_to(12));
+        // Cut after "session." (4.0 s): the context starts at the last committed word that
+        // begins by 2.0 s, "notes." (1.74 s).
+        let cut = 4 * SAMPLE_RATE;
+        let (at, first) = context_start(&pass, 11, cut);
+        assert_eq!(first, 6);
+        assert_eq!(at, (1.74 * SAMPLE_RATE as f32) as usize);
+        // A commit shorter than the context starts from the pass's first word.
+        assert_eq!(
+            context_start(&pass, 3, (1.3 * SAMPLE_RATE as f32) as usize),
+            (0, 0)
+        );
+    }
+
+    #[test]
+    fn a_sentence_end_with_no_quiet_frame_is_no_cut_and_an_earlier_one_is_taken() {
+        // The gaps after "everyone." (1.3 s) and "notes." (2.1 s): only the first is quiet.
+        let mut audio = speech_with_gaps(4.6, &[1.3]);
+        let previous = word_pass(0, 4.0, &words_to(10));
+        let current = word_pass(0, 4.6, &words_to(12));
+        match decide_by_words(Some(&previous), &current, &audio) {
+            WordCommit::Words { words, cut } => {
+                assert_eq!(words, 3, "up to \"everyone.\"");
+                let at = cut as f32 / SAMPLE_RATE as f32;
+                assert!((at - 1.3).abs() < 0.02, "cut at {at}");
+            }
+            other => panic!("{other:?}"),
+        }
+        // No quiet gap at either: nothing.
+        for s in &mut audio[(1.28 * 16_000.0) as usize..(1.32 * 16_000.0) as usize] {
+            *s = 0.3;
+        }
+        assert_eq!(
+            decide_by_words(Some(&previous), &current, &audio),
             WordCommit::Nothing
         );
     }
