@@ -414,8 +414,9 @@ fn long_dictations_are_pasted_with_their_words() {
             ));
         }
         if row.rss_mb > MAX_RESIDENT_MB {
-            // Printed, not asserted: the peak depends on how long a stretch went uncommitted
-            // (src/app/worker/commit.rs, RULES_IN_USE: sentences that two passes agree on).
+            // Printed, not asserted: the size depends on how long a stretch went uncommitted
+            // (src/app/worker/commit.rs, RULES_IN_USE: speech without pauses is transcribed at
+            // key-up in 30 s windows while the word rule is not in use).
             println!(
                 "{}: resident {} MB after it > {MAX_RESIDENT_MB} MB (peak during it {} MB)",
                 clip.name, row.rss_mb, row.peak_mb

@@ -59,6 +59,8 @@ pub struct Stream {
     last_rule: Option<Rule>,
     /// What the last pass made of the uncommitted audio.
     tentative: Option<Tentative>,
+    /// The commit rules it follows ([`commit::RULES_IN_USE`]).
+    rules: &'static [Rule],
     /// Passes run, and commits made.
     pub passes: u32,
     pub commits: u32,
@@ -110,7 +112,13 @@ pub struct Progress {
 
 impl Stream {
     pub fn new(id: u64) -> Stream {
+        Stream::with_rules(id, commit::RULES_IN_USE)
+    }
+
+    /// A stream that commits by `rules` (tests of a rule not in use).
+    pub fn with_rules(id: u64, rules: &'static [Rule]) -> Stream {
         Stream {
+            rules,
             id,
             committed_to: 0,
             pass_from: 0,
@@ -214,7 +222,8 @@ impl Stream {
                 .collect(),
             ends_in_pause: pause::ends_in_pause(audio, peak, SAMPLE_RATE as u32),
         };
-        let word_pass = commit::RULES_IN_USE
+        let word_pass = self
+            .rules
             .contains(&Rule::Words)
             .then(|| WordPass::of(range.start, audio.len(), &transcript))
             .flatten();
@@ -296,7 +305,7 @@ impl Stream {
             segments,
             cut,
             rule,
-        } = commit::decide(&self.since_commit, pass, audio).filter_by_rule(commit::RULES_IN_USE)
+        } = commit::decide(&self.since_commit, pass, audio).filter_by_rule(self.rules)
         {
             return Some(Split {
                 part: part_of(transcript, 0..segments),
@@ -743,7 +752,7 @@ mod tests {
             })
             .collect();
         let wording = Wording::default();
-        let mut stream = Stream::new(1);
+        let mut stream = Stream::with_rules(1, &[Rule::Pause, Rule::Words]);
         // A pass hears everything from where it starts: after a commit, that is before the
         // cut, so it hears committed words again.
         let pass_over = |stream: &mut Stream, until: f32| {

@@ -1,7 +1,7 @@
 //! Rule 2 of [`super`] by words instead of segments: LocalAgreement-2 over the word times the
 //! engine gives with [`crate::whisper::TranscribeParams::word_times`] (the cross-attention
-//! alignment heads, `whisper::words`). In use ([`super::RULES_IN_USE`] says what it was measured
-//! against).
+//! alignment heads, `whisper::words`). Wired into the worker and measured through the real app;
+//! not in use yet ([`super::RULES_IN_USE`] says why).
 //!
 //! Two consecutive passes over audio from the same start agree on a prefix of words (the same
 //! words, compared without case and punctuation, each ending within [`AGREEING_WORD_END`] of
