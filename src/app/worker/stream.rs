@@ -451,12 +451,7 @@ impl Stream {
         if self.context.is_empty() {
             return text.to_string();
         }
-        let written: Vec<String> = text
-            .split_whitespace()
-            .map(normalise)
-            .filter(|w| !w.is_empty())
-            .collect();
-        match words::context_overlap(&self.context, &written) {
+        match self.context_heard_again(text.split_whitespace()) {
             Some(repeated) => commit::drop_words(text, repeated),
             None => text.to_string(),
         }
@@ -468,18 +463,23 @@ impl Stream {
         matches!(self.last_rule, Some(Rule::Agreement | Rule::Forced))
     }
 
+    /// How many of a pass's first `written` words (as Whisper wrote them) say the committed
+    /// words it heard again ([`words::context_overlap`]).
+    fn context_heard_again<'a>(&self, written: impl Iterator<Item = &'a str>) -> Option<usize> {
+        let written: Vec<String> = written.map(normalise).filter(|w| !w.is_empty()).collect();
+        words::context_overlap(&self.context, &written)
+    }
+
     /// `transcript` (of a pass from [`Self::pass_from`]) without the committed words it heard
     /// again ([`words::context_overlap`]). When it did not write them, nothing is dropped (a
     /// word said twice is seen; a word dropped by a guess at times is not).
     fn without_context(&self, transcript: Transcript) -> Transcript {
-        let written: Vec<String> = transcript
+        let written = transcript
             .segments
             .iter()
             .flat_map(|s| &s.words)
-            .map(|w| normalise(&w.text))
-            .filter(|w| !w.is_empty())
-            .collect();
-        match words::context_overlap(&self.context, &written) {
+            .map(|w| w.text.as_str());
+        match self.context_heard_again(written) {
             Some(repeated) => {
                 tracing::debug!(
                     id = self.id,
