@@ -193,24 +193,58 @@ pub fn context_start(current: &WordPass, words: usize, cut: usize) -> (usize, us
 }
 
 /// How many of a pass's first words (`words`, each normalised) say the end of `context` (the
-/// committed words it heard again, normalised) again: the longest end of `context` found at
-/// the pass's start, after at most two other words (a fragment of the first word heard
-/// again). One word alone counts only with four letters or more. `None` when the pass did not
-/// write the context's end at all.
+/// committed words it heard again, normalised) again, compared letter by letter: the pass
+/// hears that audio again but may write it otherwise ("from gate twelve" committed as "from
+/// Gatewell", heard again as "from gate well"), and a word-for-word match then found nothing
+/// and the context was pasted twice. Of the pass's first words, the prefix whose letters are
+/// closest (edit distance) to an end of the context's letters is taken: the pass may start
+/// inside the context's first word, or with a fragment before it. It counts only when it has
+/// [`CONTEXT_MIN_LETTERS`] letters or more and at most one edit in [`CONTEXT_LETTERS_PER_EDIT`]
+/// of them; of equally close prefixes the shortest (a word said twice is seen, a word dropped
+/// is not). `None` when the pass did not write the context's end at all.
 pub fn context_overlap(context: &[String], words: &[String]) -> Option<usize> {
-    for offset in 0..=2 {
-        for n in (1..=context.len()).rev() {
-            let tail = &context[context.len() - n..];
-            if n == 1 && tail[0].chars().count() < 4 {
-                continue;
-            }
-            if words.get(offset..offset + n) == Some(tail) {
-                return Some(offset + n);
-            }
+    let context: Vec<char> = context.iter().flat_map(|w| w.chars()).collect();
+    // A pass that wrote the context wrote about as many letters (in however many words).
+    let most = context.len() * 3 / 2 + CONTEXT_MIN_LETTERS;
+    let mut letters = 0;
+    let candidates = words
+        .iter()
+        .take_while(|w| {
+            letters += w.chars().count();
+            letters <= most
+        })
+        .count();
+    let pass: Vec<char> = words[..candidates].iter().flat_map(|w| w.chars()).collect();
+    // distances[j]: edits between the first j letters of the pass and the best end of the
+    // context, the context's earlier letters skipped free (semi-global alignment).
+    let mut row: Vec<usize> = (0..=pass.len()).collect();
+    for &c in &context {
+        let mut diagonal = row[0];
+        row[0] = 0;
+        for j in 1..=pass.len() {
+            let substitute = diagonal + usize::from(pass[j - 1] != c);
+            diagonal = row[j];
+            row[j] = substitute.min(row[j] + 1).min(row[j - 1] + 1);
         }
     }
-    None
+    let mut letters = 0;
+    let mut best: Option<(usize, usize)> = None;
+    for (n, word) in words[..candidates].iter().enumerate() {
+        letters += word.chars().count();
+        let edits = row[letters];
+        let counts =
+            letters >= CONTEXT_MIN_LETTERS && edits * CONTEXT_LETTERS_PER_EDIT <= letters;
+        if counts && best.is_none_or(|(_, fewest)| edits < fewest) {
+            best = Some((n + 1, edits));
+        }
+    }
+    best.map(|(n, _)| n)
 }
+
+/// The fewest letters of the context found again that count as evidence ([`context_overlap`]).
+pub const CONTEXT_MIN_LETTERS: usize = 4;
+/// At most one edit per this many letters of the context found again ([`context_overlap`]).
+pub const CONTEXT_LETTERS_PER_EDIT: usize = 4;
 
 /// Whether a word (as Whisper wrote it, punctuation merged) ends a sentence.
 fn ends_sentence(word: &str) -> bool {
@@ -449,6 +483,26 @@ mod tests {
         assert_eq!(context_overlap(&short, &normalised("the new site")), None);
         // Not written at all.
         assert_eq!(pass("First, the new website"), None);
+    }
+
+    #[test]
+    fn context_written_otherwise_is_still_found_letter_by_letter() {
+        // Committed as "…on Friday afternoon from Gatewell."; the next pass heard that audio
+        // again and wrote it otherwise (the project's 110 s clip without pauses).
+        let context = normalised("Friday afternoon from Gatewell.");
+        let pass = |text: &str| context_overlap(&context, &normalised(text));
+        assert_eq!(
+            pass("On for ID after noon from gate well. Turn off the lights"),
+            Some(8)
+        );
+        assert_eq!(pass("afternoon from Gate Well, turn off the lights"), Some(4));
+        // A word of the next sentence is never taken for the context.
+        assert_eq!(pass("from Gatewell. Gatewell is closed"), Some(2));
+        assert_eq!(
+            context_overlap(&normalised("end of this week."), &normalised("end of this weak. Third, the office")),
+            Some(4)
+        );
+        assert_eq!(pass("Turn off the lights in the kitchen"), None);
     }
 
     #[test]
