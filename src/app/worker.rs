@@ -564,7 +564,9 @@ impl WorkerThread {
         }
         tracing::info!(
             id = job.id,
+            from_s = range.start as f32 / SAMPLE_RATE as f32,
             seconds = audio.len() as f32 / SAMPLE_RATE as f32,
+            heard = ?crate::logging::dictated(&transcript.text),
             committed_chars = progress.committed.chars().count(),
             tentative_chars = progress.tentative.chars().count(),
             engine_ms = engine.as_millis() as u64,
@@ -641,6 +643,7 @@ impl WorkerThread {
             passes = stream.passes,
             commits = stream.commits,
             tail_s = samples.len().saturating_sub(stream.committed_to) as f32 / SAMPLE_RATE as f32,
+            tail = ?crate::logging::dictated(tail_text.as_deref().unwrap_or_default()),
             "stream finished"
         );
         Some(Recognised {

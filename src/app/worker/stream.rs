@@ -481,7 +481,7 @@ impl Stream {
             .map(|w| w.text.as_str());
         match self.context_heard_again(written) {
             Some(repeated) => {
-                tracing::debug!(
+                tracing::info!(
                     id = self.id,
                     words = repeated,
                     "committed words heard again dropped"
