@@ -31,6 +31,7 @@ impl App {
             MenuAction::Retry => self.input(Input::Retry),
             MenuAction::OpenHistory => self.open_history_window(),
             MenuAction::OpenSettings => self.open_window(super::window::Page::Settings),
+            MenuAction::OpenModels => self.open_window(super::window::Page::Models),
             MenuAction::Model(name) => {
                 self.settings.model = name;
                 self.save_choice(SettingKey::Model);

@@ -333,6 +333,14 @@ pub fn microphone_line(lang: UiLang, device: &str, pre_roll: Option<Duration>) -
 pub mod model_menu {
     use crate::i18n::UiLang;
 
+    /// The last item: the window's Models page (sizes, advice, verify, remove).
+    pub fn manage(lang: UiLang) -> &'static str {
+        match lang {
+            UiLang::En => "&Manage models…",
+            UiLang::Pl => "&Zarządzaj modelami…",
+        }
+    }
+
     pub fn download_submenu(lang: UiLang) -> &'static str {
         match lang {
             UiLang::En => "&Download a model",

@@ -31,6 +31,8 @@ pub enum MenuAction {
     OpenHistory,
     /// Open the window on its Settings page (or go there).
     OpenSettings,
+    /// Open the window on its Models page (or go there).
+    OpenModels,
     Model(String),
     /// A catalogue model to download (a first click arms it, a second starts it).
     DownloadModel(String),
@@ -75,6 +77,7 @@ impl MenuAction {
             MenuAction::Retry => "retry".into(),
             MenuAction::OpenHistory => "history".into(),
             MenuAction::OpenSettings => "settings".into(),
+            MenuAction::OpenModels => "models".into(),
             MenuAction::Model(m) => format!("model:{m}"),
             MenuAction::DownloadModel(m) => format!("download:{m}"),
             MenuAction::RedownloadModel(m) => format!("redownload:{m}"),
@@ -106,6 +109,7 @@ impl MenuAction {
             ("retry", "") => MenuAction::Retry,
             ("history", "") => MenuAction::OpenHistory,
             ("settings", "") => MenuAction::OpenSettings,
+            ("models", "") => MenuAction::OpenModels,
             ("model", m) if !m.is_empty() => MenuAction::Model(m.to_string()),
             ("download", m) if !m.is_empty() => MenuAction::DownloadModel(m.to_string()),
             ("redownload", m) if !m.is_empty() => MenuAction::RedownloadModel(m.to_string()),
@@ -577,7 +581,8 @@ impl Tray {
 
     /// Rebuilds the Model menu: installed models (radio), a running download with its
     /// percent and Cancel, "download again" for a model that failed to load, and the
-    /// "Download a model" submenu of catalogue models not installed.
+    /// "Download a model" submenu of catalogue models not installed, then "Manage models…"
+    /// (the window's Models page).
     pub fn set_model_menu(&mut self, view: &ModelMenuView) {
         while self.model_menu.remove_at(0).is_some() {}
         let (top, downloads) = model_menu_lines(self.lang, view);
@@ -627,6 +632,13 @@ impl Tray {
             append_line(&submenu, line, &mut progress);
         }
         let _ = self.model_menu.append(&submenu);
+        let _ = self.model_menu.append(&PredefinedMenuItem::separator());
+        let _ = self.model_menu.append(&MenuItem::with_id(
+            MenuAction::OpenModels.id(),
+            model_menu::manage(self.lang),
+            true,
+            None,
+        ));
         self.models = Radio { items: choices };
         self.download_progress = progress;
     }
@@ -693,6 +705,7 @@ mod tests {
             MenuAction::Retry,
             MenuAction::OpenHistory,
             MenuAction::OpenSettings,
+            MenuAction::OpenModels,
             MenuAction::Model("large-v3-turbo".into()),
             MenuAction::DownloadModel("small".into()),
             MenuAction::RedownloadModel("base".into()),
