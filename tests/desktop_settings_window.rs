@@ -8,10 +8,11 @@
 //! - changes Output from "Paste" to "Copy only" in the page's list by keyboard, and sees the
 //!   app apply it through the menu's own path (the log's `menu action=Output(Copy)`), and
 //!   settings.json say `copy` with the hand-written key and its layout kept byte for byte;
-//! - adds the replacement "dentist" → "Dr. Nowak" through the page's two fields (checked as
-//!   typed, added on Enter), sees it in settings.json, then dictates a clip saying "…call the
-//!   dentist…" and finds the delivered text (copied only: the Output change applied too) with
-//!   "Dr. Nowak" in it;
+//! - adds the vocabulary word "Morning" through the page's word field and the replacement
+//!   "dentist" → "Dr. Nowak" through its two fields (each checked as typed, added on Enter),
+//!   sees both in settings.json, then dictates a clip saying "…call the dentist tomorrow
+//!   morning…" and finds the delivered text (copied only: the Output change applied too) with
+//!   "Dr. Nowak" and "Morning" in it;
 //! - types "-5" in the days-to-keep field and sees the problem said next to the field (the
 //!   app's check answers "not valid"; the screenshot shows the red sentence that was not there
 //!   before) and nothing written;
@@ -137,10 +138,29 @@ fn settings_page_applies_output_and_a_replacement_and_shows_a_problem_inline() {
         "only the output's value changed"
     );
 
-    // A replacement through the page: from Output, Tab past language, model, device,
-    // encoder, microphone, overlay, its position, the new word and its Add button to
-    // "Said".
-    tab(&desktop, 10);
+    // A vocabulary word through the page: from Output, Tab past language, model, device,
+    // encoder, microphone, overlay and its position to the new word's field; Enter adds it
+    // (the focus stays in the field).
+    tab(&desktop, 8);
+    type_text(&desktop, "Morning");
+    let checked = wait(&mut app, "settings page: value checked");
+    assert_eq!(
+        log_field(&checked, "key").as_deref(),
+        Some("vocabulary"),
+        "the typing went to the vocabulary's field: {checked}"
+    );
+    key(&desktop, "Return");
+    let applied = wait(&mut app, "settings page: change applied");
+    assert_eq!(
+        log_field(&applied, "key").as_deref(),
+        Some("vocabulary"),
+        "{applied}"
+    );
+    let (text, value) = settings_json(&state);
+    assert_eq!(value["vocabulary"], serde_json::json!(["Morning"]), "{text}");
+
+    // A replacement: from the new word's field, Tab past its Add button to "Said".
+    tab(&desktop, 2);
     type_text(&desktop, "dentist");
     let checked = wait(&mut app, "settings page: value checked");
     assert_eq!(
@@ -178,6 +198,12 @@ fn settings_page_applies_output_and_a_replacement_and_shows_a_problem_inline() {
     assert!(
         delivered.contains("Dr. Nowak") && !delivered.to_lowercase().contains("dentist"),
         "the replacement was not applied to the dictation: {delivered:?}"
+    );
+    // The vocabulary writes "morning" its way.
+    assert!(said.contains("morning"), "{said}");
+    assert!(
+        delivered.contains("Morning"),
+        "the vocabulary word was not used in the dictation: {delivered:?}"
     );
 
     // An invalid value: the problem next to the field, nothing written. From "Written", Tab

@@ -248,6 +248,10 @@
       switchField("keep_history", L.keep_history),
       textField("history_text_days", L.history_text_days, null, "days"),
       textField("history_audio_days", L.history_audio_days, L.days_hint, "days"),
+      switchField("log_text", L.log_text),
+      el("h2", { textContent: L.section_recording }),
+      switchField("keep_microphone_open", L.keep_microphone_open),
+      textField("max_recording_secs", L.max_recording_secs, L.max_recording_hint, "days"),
     );
   }
 

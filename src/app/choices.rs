@@ -141,7 +141,7 @@ impl App {
         }
     }
 
-    pub(super) fn show_microphone(&self) {
+    pub(in crate::app) fn show_microphone(&self) {
         if let Some(tray) = &self.tray {
             let pre_roll = self.settings.keep_microphone_open.then_some(PRE_ROLL);
             tray.set_microphone(&microphone_line(

@@ -417,7 +417,7 @@ impl App {
         self.refresh();
     }
 
-    fn input(&mut self, input: Input) {
+    pub(in crate::app) fn input(&mut self, input: Input) {
         let now = Instant::now();
         for action in self.dictation.handle(input, now) {
             self.act(action, now);
@@ -789,7 +789,7 @@ fn notify_of(notifier: &Notifier, lang: UiLang, notice: &Notice) {
     notifier.send(summary, body);
 }
 
-fn recorder_config(settings: &Settings) -> RecorderConfig {
+pub(in crate::app) fn recorder_config(settings: &Settings) -> RecorderConfig {
     RecorderConfig {
         device: settings.input_device.clone(),
         keep_open: settings.keep_microphone_open,

@@ -49,12 +49,20 @@ pub struct Config {
 
 impl Config {
     pub fn new(mode: HotkeyMode, max_length: Duration) -> Self {
-        Config {
+        let mut config = Config {
             mode,
             min_hold: Duration::from_millis(300),
             max_length,
-            warn_before: Duration::from_secs(10).min(max_length / 2),
-        }
+            warn_before: Duration::ZERO,
+        };
+        config.set_max_length(max_length);
+        config
+    }
+
+    /// The longest recording, and the notice before it ends (10 s, or half of a short one).
+    pub fn set_max_length(&mut self, max_length: Duration) {
+        self.max_length = max_length;
+        self.warn_before = Duration::from_secs(10).min(max_length / 2);
     }
 }
 
@@ -110,6 +118,8 @@ pub enum Input {
     },
     /// The user changed the hotkey mode in the menu.
     ModeChanged(HotkeyMode),
+    /// The user changed the longest recording (from the next check of the running one on).
+    MaxLengthChanged(Duration),
     /// "Retry last recording": transcribe the saved recording again.
     Retry,
 }
@@ -273,6 +283,10 @@ impl Dictation {
             }
             Input::ModeChanged(mode) => {
                 self.config.mode = mode;
+                Vec::new()
+            }
+            Input::MaxLengthChanged(max_length) => {
+                self.config.set_max_length(max_length);
                 Vec::new()
             }
             Input::Retry => {

@@ -47,10 +47,13 @@ pub enum SettingKey {
     RemoveFillers,
     HistoryTextDays,
     HistoryAudioDays,
+    MaxRecordingSecs,
+    KeepMicrophoneOpen,
+    LogText,
 }
 
 impl SettingKey {
-    pub const ALL: [SettingKey; 19] = [
+    pub const ALL: [SettingKey; 22] = [
         SettingKey::Model,
         SettingKey::Language,
         SettingKey::Device,
@@ -70,6 +73,9 @@ impl SettingKey {
         SettingKey::RemoveFillers,
         SettingKey::HistoryTextDays,
         SettingKey::HistoryAudioDays,
+        SettingKey::MaxRecordingSecs,
+        SettingKey::KeepMicrophoneOpen,
+        SettingKey::LogText,
     ];
 
     /// The key in settings.json (the field's name).
@@ -94,6 +100,9 @@ impl SettingKey {
             SettingKey::RemoveFillers => "remove_fillers",
             SettingKey::HistoryTextDays => "history_text_days",
             SettingKey::HistoryAudioDays => "history_audio_days",
+            SettingKey::MaxRecordingSecs => "max_recording_secs",
+            SettingKey::KeepMicrophoneOpen => "keep_microphone_open",
+            SettingKey::LogText => "log_text",
         }
     }
 
@@ -125,6 +134,9 @@ impl SettingKey {
             SettingKey::RemoveFillers => Value::from(settings.remove_fillers),
             SettingKey::HistoryTextDays => Value::from(settings.history_text_days),
             SettingKey::HistoryAudioDays => Value::from(settings.history_audio_days),
+            SettingKey::MaxRecordingSecs => Value::from(settings.max_recording_secs),
+            SettingKey::KeepMicrophoneOpen => Value::from(settings.keep_microphone_open),
+            SettingKey::LogText => Value::from(settings.log_text),
         }
     }
 }

@@ -28,6 +28,9 @@ pub const MAX_PROMPT_CHARS: usize = 600;
 pub const MAX_ENTRIES: usize = 500;
 /// The most days a history retention may say (100 years; 0 is for ever).
 pub const MAX_DAYS: u32 = 36_500;
+/// The shortest and longest recording the `max_recording_secs` setting may allow (seconds), as
+/// the app clamps it where it reads the settings.
+pub const RECORDING_SECS: std::ops::RangeInclusive<u32> = 5..=3600;
 
 /// One valid change of one setting, ready to apply.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,6 +58,12 @@ pub enum Change {
     RemoveFillers(bool),
     HistoryTextDays(u32),
     HistoryAudioDays(u32),
+    /// The longest recording, in seconds ([`RECORDING_SECS`]).
+    MaxRecordingSecs(u32),
+    /// Keep the microphone open between dictations (the pre-roll before the hotkey).
+    KeepMicrophoneOpen(bool),
+    /// Write dictated text into the log (for a bug report).
+    LogText(bool),
 }
 
 impl Change {
@@ -80,6 +89,9 @@ impl Change {
             Change::RemoveFillers(_) => "remove_fillers",
             Change::HistoryTextDays(_) => "history_text_days",
             Change::HistoryAudioDays(_) => "history_audio_days",
+            Change::MaxRecordingSecs(_) => "max_recording_secs",
+            Change::KeepMicrophoneOpen(_) => "keep_microphone_open",
+            Change::LogText(_) => "log_text",
         }
     }
 }
@@ -131,6 +143,8 @@ pub enum Problem {
     OutOfRange {
         max: u32,
     },
+    /// A recording length that is not a whole number of seconds in [`RECORDING_SECS`].
+    SecondsOutOfRange,
 }
 
 impl Problem {
@@ -198,6 +212,16 @@ impl Problem {
             Problem::NotANumber => "Type a number of days (0 = for ever).".into(),
             Problem::OutOfRange { max } if pl => format!("Od 0 do {max} dni (0 = zawsze)."),
             Problem::OutOfRange { max } => format!("From 0 to {max} days (0 = for ever)."),
+            Problem::SecondsOutOfRange if pl => format!(
+                "Wpisz liczbę sekund od {} do {}.",
+                RECORDING_SECS.start(),
+                RECORDING_SECS.end()
+            ),
+            Problem::SecondsOutOfRange => format!(
+                "Type a number of seconds from {} to {}.",
+                RECORDING_SECS.start(),
+                RECORDING_SECS.end()
+            ),
         }
     }
 }
@@ -240,6 +264,9 @@ pub struct FormValues {
     pub remove_fillers: bool,
     pub history_text_days: u32,
     pub history_audio_days: u32,
+    pub max_recording_secs: u32,
+    pub keep_microphone_open: bool,
+    pub log_text: bool,
 }
 
 impl FormValues {
@@ -280,6 +307,12 @@ impl FormValues {
             remove_fillers: settings.remove_fillers,
             history_text_days: settings.history_text_days,
             history_audio_days: settings.history_audio_days,
+            // As the app uses it (it clamps what the file says).
+            max_recording_secs: settings
+                .max_recording_secs
+                .clamp(*RECORDING_SECS.start(), *RECORDING_SECS.end()),
+            keep_microphone_open: settings.keep_microphone_open,
+            log_text: settings.log_text,
         }
     }
 }
@@ -333,6 +366,9 @@ pub fn check(key: &str, value: &Value, choices: &FormChoices) -> Result<Change, 
         "remove_fillers" => boolean(value).map(Change::RemoveFillers),
         "history_text_days" => days(value).map(Change::HistoryTextDays),
         "history_audio_days" => days(value).map(Change::HistoryAudioDays),
+        "max_recording_secs" => recording_secs(value).map(Change::MaxRecordingSecs),
+        "keep_microphone_open" => boolean(value).map(Change::KeepMicrophoneOpen),
+        "log_text" => boolean(value).map(Change::LogText),
         _ => Err(Problem::UnknownSetting),
     }
 }
@@ -489,6 +525,19 @@ fn days(value: &Value) -> Result<u32, Problem> {
         .ok()
         .filter(|&n| n <= MAX_DAYS)
         .ok_or(Problem::OutOfRange { max: MAX_DAYS })
+}
+
+/// Whole seconds within [`RECORDING_SECS`]; the page's number field may send a string.
+fn recording_secs(value: &Value) -> Result<u32, Problem> {
+    let number = match value {
+        Value::Number(n) => n.as_u64(),
+        Value::String(s) => s.trim().parse::<u64>().ok(),
+        _ => return Err(Problem::WrongType),
+    };
+    number
+        .and_then(|n| u32::try_from(n).ok())
+        .filter(|n| RECORDING_SECS.contains(n))
+        .ok_or(Problem::SecondsOutOfRange)
 }
 
 #[cfg(test)]

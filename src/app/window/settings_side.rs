@@ -4,12 +4,17 @@
 //! the person's hand edits of other keys kept), the hotkey is re-registered, the model
 //! reloaded, the tray's check marks follow. What the menu has no item for (vocabulary,
 //! replacements, prompt, spoken commands, fillers, history retention) is set, written the same
-//! way, and taken into the wording the next dictation uses at once. Then the page is answered
+//! way, and taken into the wording the next dictation uses at once; the longest recording goes
+//! to the dictation's state machine, keeping the microphone open to the recorder (as a new
+//! microphone does), text logging to the log at once. Then the page is answered
 //! with the settings as they are now and whether the file holds them.
 
 use super::form::{Change, FormChoices, FormValues, Problem};
 use super::ipc::Reply;
 use crate::app::history_thread::{retention, HistoryCommand};
+use crate::app::recorder_config;
+use crate::app::state::Input;
+use crate::audio::capture::RecorderCommand;
 use crate::app::tray::MenuAction;
 use crate::app::wording::Wording;
 use crate::app::App;
@@ -18,6 +23,7 @@ use crate::device::simulated::SimulatedGpu;
 use crate::settings::file::SettingKey;
 use crate::settings::Settings;
 use std::sync::Arc;
+use std::time::Duration;
 
 impl App {
     /// What the Settings page's lists offer now.
@@ -110,6 +116,29 @@ impl App {
             Change::HistoryAudioDays(days) => self.set_wording(SettingKey::HistoryAudioDays, |s| {
                 s.history_audio_days = days
             }),
+            Change::MaxRecordingSecs(secs) => {
+                self.settings.max_recording_secs = secs;
+                self.save_choice(SettingKey::MaxRecordingSecs);
+                self.input(Input::MaxLengthChanged(Duration::from_secs(u64::from(secs))));
+                self.window_shows_settings();
+                None
+            }
+            Change::KeepMicrophoneOpen(keep) => {
+                self.settings.keep_microphone_open = keep;
+                self.save_choice(SettingKey::KeepMicrophoneOpen);
+                self.recorder
+                    .send(RecorderCommand::Configure(recorder_config(&self.settings)));
+                self.show_microphone();
+                self.window_shows_settings();
+                None
+            }
+            Change::LogText(on) => {
+                self.settings.log_text = on;
+                self.save_choice(SettingKey::LogText);
+                crate::logging::set_log_text(on);
+                self.window_shows_settings();
+                None
+            }
         };
         let saved = self.file_holds(key);
         let values = FormValues::of(&self.settings);

@@ -15,6 +15,7 @@ pub struct SettingsLabels {
     pub section_dictation: &'static str,
     pub section_words: &'static str,
     pub section_privacy: &'static str,
+    pub section_recording: &'static str,
     pub hotkey: String,
     /// Under the hotkey field: how to write one.
     pub hotkey_hint: &'static str,
@@ -59,6 +60,10 @@ pub struct SettingsLabels {
     pub history_audio_days: &'static str,
     /// After the days fields.
     pub days_hint: &'static str,
+    pub log_text: &'static str,
+    pub keep_microphone_open: &'static str,
+    pub max_recording_secs: &'static str,
+    pub max_recording_hint: &'static str,
     /// A change was applied and written to settings.json.
     pub saved: &'static str,
     /// A change applies now but settings.json was not written (a notification said why).
@@ -81,6 +86,7 @@ pub fn labels(lang: UiLang) -> SettingsLabels {
         section_dictation: l.section_dictation,
         section_words: l.section_words,
         section_privacy: l.section_privacy,
+        section_recording: l.section_recording,
         hotkey: l.hotkey.into(),
         hotkey_hint: l.hotkey_hint,
         hotkey_mode: l.hotkey_mode.into(),
@@ -122,6 +128,10 @@ pub fn labels(lang: UiLang) -> SettingsLabels {
         history_text_days: l.history_text_days,
         history_audio_days: l.history_audio_days,
         days_hint: l.days_hint,
+        log_text: l.log_text,
+        keep_microphone_open: l.keep_microphone_open,
+        max_recording_secs: l.max_recording_secs,
+        max_recording_hint: l.max_recording_hint,
         saved: l.saved,
         not_saved: l.not_saved,
     };
@@ -132,6 +142,7 @@ pub fn labels(lang: UiLang) -> SettingsLabels {
             section_dictation: "Dictation",
             section_words: "Words",
             section_privacy: "Privacy",
+            section_recording: "Recording",
             hotkey: "Hotkey",
             hotkey_hint: "Keys joined with +, e.g. ctrl+alt+space, alt+space, f8. Applied when \
                           you leave the field or press Enter.",
@@ -157,6 +168,11 @@ pub fn labels(lang: UiLang) -> SettingsLabels {
             history_text_days: "Keep the text of dictations for (days)",
             history_audio_days: "Keep their recordings for (days)",
             days_hint: "0 = for ever. Starred entries are always kept.",
+            log_text: "Write dictated text into the log (for a bug report; off afterwards)",
+            keep_microphone_open: "Keep the microphone open between dictations (catches the \
+                                   first word said with the key)",
+            max_recording_secs: "Longest recording (seconds)",
+            max_recording_hint: "5 to 3600. Ten seconds before the end a notice says so.",
             saved: "Saved",
             not_saved: "Applied, but settings.json could not be written (see the notification).",
         }),
@@ -166,6 +182,7 @@ pub fn labels(lang: UiLang) -> SettingsLabels {
             section_dictation: "Dyktowanie",
             section_words: "Słowa",
             section_privacy: "Prywatność",
+            section_recording: "Nagrywanie",
             hotkey: "Skrót klawiszowy",
             hotkey_hint: "Klawisze połączone znakiem +, np. ctrl+alt+space, alt+space, f8. \
                           Stosowany po wyjściu z pola lub naciśnięciu Enter.",
@@ -193,6 +210,12 @@ pub fn labels(lang: UiLang) -> SettingsLabels {
             history_text_days: "Przechowuj tekst dyktowań przez (dni)",
             history_audio_days: "Przechowuj ich nagrania przez (dni)",
             days_hint: "0 = zawsze. Wpisy z gwiazdką są zawsze zachowywane.",
+            log_text: "Zapisuj dyktowany tekst w logu (do zgłoszenia błędu; potem wyłącz)",
+            keep_microphone_open: "Mikrofon otwarty między dyktowaniami (łapie pierwsze słowo \
+                                   powiedziane z klawiszem)",
+            max_recording_secs: "Najdłuższe nagranie (sekundy)",
+            max_recording_hint: "Od 5 do 3600. Dziesięć sekund przed końcem pojawi się \
+                                 powiadomienie.",
             saved: "Zapisano",
             not_saved: "Zastosowano, ale nie udało się zapisać settings.json (zob. powiadomienie).",
         }),
@@ -206,6 +229,7 @@ struct Common {
     section_dictation: &'static str,
     section_words: &'static str,
     section_privacy: &'static str,
+    section_recording: &'static str,
     hotkey: &'static str,
     hotkey_hint: &'static str,
     hotkey_mode: &'static str,
@@ -229,6 +253,10 @@ struct Common {
     history_text_days: &'static str,
     history_audio_days: &'static str,
     days_hint: &'static str,
+    log_text: &'static str,
+    keep_microphone_open: &'static str,
+    max_recording_secs: &'static str,
+    max_recording_hint: &'static str,
     saved: &'static str,
     not_saved: &'static str,
 }

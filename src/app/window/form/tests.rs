@@ -270,8 +270,44 @@ fn prompt_switches_and_days() {
             "{out_of_range}"
         );
     }
-    assert_eq!(problem("log_text", json!(true)), Problem::UnknownSetting);
     assert_eq!(problem("schema_version", json!(1)), Problem::UnknownSetting);
+    assert_eq!(problem("ui_lang", json!("pl")), Problem::UnknownSetting);
+}
+
+#[test]
+fn recording_length_microphone_and_text_logging() {
+    assert_eq!(
+        ok("max_recording_secs", json!("300")),
+        Change::MaxRecordingSecs(300)
+    );
+    assert_eq!(
+        ok("max_recording_secs", json!(5)),
+        Change::MaxRecordingSecs(5)
+    );
+    assert_eq!(
+        ok("max_recording_secs", json!(3600)),
+        Change::MaxRecordingSecs(3600)
+    );
+    for out in [json!(4), json!(3601), json!("-1"), json!(""), json!("2 min"), json!(2.5)] {
+        assert_eq!(
+            problem("max_recording_secs", out.clone()),
+            Problem::SecondsOutOfRange,
+            "{out}"
+        );
+    }
+    assert_eq!(problem("max_recording_secs", json!(true)), Problem::WrongType);
+    assert_eq!(
+        ok("keep_microphone_open", json!(false)),
+        Change::KeepMicrophoneOpen(false)
+    );
+    assert_eq!(ok("log_text", json!(true)), Change::LogText(true));
+    assert_eq!(problem("log_text", json!("yes")), Problem::WrongType);
+    // The form shows the length the app uses (it clamps what the file says).
+    let long = Settings {
+        max_recording_secs: 99_999,
+        ..Settings::default()
+    };
+    assert_eq!(FormValues::of(&long).max_recording_secs, 3600);
 }
 
 #[test]
@@ -317,6 +353,7 @@ fn every_problem_is_said_in_both_languages() {
         Problem::DuplicatePhrase { phrase: "p".into() },
         Problem::NotANumber,
         Problem::OutOfRange { max: MAX_DAYS },
+        Problem::SecondsOutOfRange,
     ];
     for problem in problems {
         let (en, pl) = (problem.text(UiLang::En), problem.text(UiLang::Pl));
