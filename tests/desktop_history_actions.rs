@@ -7,7 +7,9 @@
 //!   the app's is seen there while it plays, and the sink's monitor hears it);
 //! - transcribes it again with `tiny.en` (the app dictates with `base`): the result is kept
 //!   with the entry in the database, with the clip's words, and shown against the entry's
-//!   text (screenshot `retranscribed.png`);
+//!   text (screenshot `retranscribed.png`); closed and opened again, the window lists the
+//!   entry with that re-transcription under it, compared as before (screenshot
+//!   `reopened.png`, with the comparison's marked words as on the first);
 //! - exports the history as CSV into the Downloads folder (`XDG_DOWNLOAD_DIR`), a file that
 //!   holds the dictated text and only its owner can read.
 //!
@@ -22,10 +24,10 @@ mod app_rig;
 mod rig;
 
 use app_rig::{
-    activate_window, clip_text, dictate_copied, find_window, fresh_desktop, open_menu, start_app,
-    wait_ready, write_settings,
+    activate_window, clip_text, count_colour, dictate_copied, find_window, fresh_desktop,
+    open_menu, start_app, wait_ready, write_settings,
 };
-use rig::{log_field, AppProcess, Desktop};
+use rig::{log_field, AppProcess, Desktop, Image};
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -36,6 +38,10 @@ use whisper_dictation::history::History;
 const CLIP: &str = "en_kal.wav";
 /// The English menu's mnemonic of "Hi&story…".
 const HISTORY_KEY: &str = "s";
+/// The comparison's added words: `ins` of style.css (green at 22 % over the white card).
+const INSERTED: [u8; 3] = [209, 234, 214];
+/// The comparison's removed words (style.css `--danger`).
+const DANGER: &str = "#c62828";
 
 fn key(desktop: &Desktop, keys: &str) {
     desktop.key(keys).unwrap_or_else(|e| panic!("{keys}: {e}"));
@@ -223,6 +229,37 @@ fn history_window_plays_retranscribes_and_exports_a_dictation() {
     assert!(csv.contains(copied.trim()), "{csv}");
     let mode = fs::metadata(&path).unwrap().permissions().mode();
     assert_eq!(mode & 0o077, 0, "{mode:o}");
+
+    // Closed (Alt+F4) and opened again: the re-transcription is listed with its entry.
+    desktop.key("alt+F4").unwrap_or_else(|e| panic!("{e}"));
+    wait_log(&mut app, "history window closed", Duration::from_secs(10));
+    open_menu(&desktop, &out);
+    key(&desktop, HISTORY_KEY);
+    let listed = wait_log(
+        &mut app,
+        "history window: list shown",
+        Duration::from_secs(20),
+    );
+    assert_eq!(log_field(&listed, "again").as_deref(), Some("1"), "{listed}");
+    wait_log(&mut app, "history window painted", Duration::from_secs(20));
+    let (_, area) = find_window(&desktop, "History");
+    thread::sleep(Duration::from_millis(500));
+    desktop
+        .screenshot_region(&out.join("reopened.png"), area)
+        .unwrap_or_else(|e| panic!("{e}"));
+    // The words the comparison marks (added on green, removed in red) are on screen again.
+    let marked = |name: &str| {
+        let image = Image::read(&out.join(name)).unwrap_or_else(|e| panic!("{e}"));
+        count_colour(&image, INSERTED, 12) + count_colour(&image, rig::rgb(DANGER), 40)
+    };
+    let (first, reopened) = (marked("retranscribed.png"), marked("reopened.png"));
+    println!("marked words' pixels: {first} when re-transcribed, {reopened} after reopening");
+    if first > 50 {
+        assert!(
+            reopened * 2 > first,
+            "the re-transcription is not shown after reopening: {reopened} against {first}"
+        );
+    }
     app.stop().unwrap_or_else(|e| panic!("{e}"));
 
     let (history, _) = History::open(&state.join("history.sqlite3")).unwrap();

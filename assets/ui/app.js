@@ -9,6 +9,7 @@
   let query = "";
   let painted = false;
   let entries = [];
+  const latestAgain = new Map(); // entry id → its newest re-transcription { id, model, diff }
   let playing = null; // { id, timer }
 
   function when(ms) {
@@ -107,6 +108,11 @@
       const fragment = document.createDocumentFragment();
       for (const entry of entries) fragment.appendChild(row(entry));
       list.appendChild(fragment);
+      // Each entry's newest re-transcription, as when it was made (also after a reopen).
+      for (const entry of entries) {
+        const made = latestAgain.get(entry.id);
+        if (made) showAgain(entry.id, made.model, diffWords(made.diff));
+      }
     }
     $("count").textContent = entries.length + " " + (entries.length === 1 ? L.entries_one : L.entries_many);
   }
@@ -158,6 +164,7 @@
         case "entries":
           if (reply.query !== query) return; // an answer to an older query
           entries = reply.entries;
+          for (const made of reply.again) latestAgain.set(made.id, made);
           status("");
           render();
           if (!painted) {
@@ -217,6 +224,7 @@
           showAgain(reply.id, reply.model, [document.createTextNode(L.retranscribing)]);
           break;
         case "retranscribed": {
+          latestAgain.set(reply.id, { id: reply.id, model: reply.model, diff: reply.diff });
           showAgain(reply.id, reply.model, diffWords(reply.diff));
           break;
         }

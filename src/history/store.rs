@@ -182,6 +182,47 @@ impl History {
         read().map_err(on(&self.path, "reading the transcriptions"))
     }
 
+    /// The newest re-transcription of each of `entry_ids` that has one, as (entry id, it), in
+    /// no particular order: what the History page shows under each entry it lists.
+    pub fn latest_transcriptions(
+        &self,
+        entry_ids: &[i64],
+    ) -> Result<Vec<(i64, Transcription)>, HistoryError> {
+        if entry_ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        // Integers from the database itself, written into the statement (no text goes in).
+        let ids: Vec<String> = entry_ids.iter().map(i64::to_string).collect();
+        let sql = format!(
+            "SELECT entry_id, model, text, at_ms FROM transcriptions WHERE entry_id IN ({}) \
+             ORDER BY entry_id, at_ms, id",
+            ids.join(",")
+        );
+        let read = || -> rusqlite::Result<Vec<(i64, Transcription)>> {
+            let mut statement = self.conn.prepare(&sql)?;
+            let rows = statement.query_map([], |row| {
+                Ok((
+                    row.get(0)?,
+                    Transcription {
+                        model: row.get(1)?,
+                        text: row.get(2)?,
+                        at_ms: row.get(3)?,
+                    },
+                ))
+            })?;
+            let mut latest: Vec<(i64, Transcription)> = Vec::new();
+            for row in rows {
+                let (id, transcription) = row?;
+                match latest.last_mut() {
+                    Some((last, newest)) if *last == id => *newest = transcription,
+                    _ => latest.push((id, transcription)),
+                }
+            }
+            Ok(latest)
+        };
+        read().map_err(on(&self.path, "reading the latest transcriptions"))
+    }
+
     /// "Forget everything": deletes every entry (starred too), every re-transcription and the
     /// whole search index, then empties the WAL so no deleted text is
     /// left in the files. Returns every recording name the entries had, for the caller to

@@ -159,14 +159,26 @@ pub fn parse(url: &str, body: &str) -> Result<Command, IpcError> {
     serde_json::from_value(value).map_err(not_a_command)
 }
 
+/// The newest re-transcription of a listed entry: its model, and its words against the
+/// entry's text.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Again {
+    pub id: i64,
+    pub model: String,
+    pub diff: Vec<DiffWord>,
+}
+
 /// What the app answers.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Reply {
     /// The entries matching `query` (echoed, so the page drops answers to older queries).
+    /// The entries found, newest first, and the newest re-transcription of those that have
+    /// one (shown under the entry as when it was made).
     Entries {
         query: String,
         entries: Vec<Entry>,
+        again: Vec<Again>,
     },
     Copied {
         id: i64,
@@ -478,12 +490,25 @@ fn export(history: &History, actions: &mut dyn Actions, format: ExportFormat) ->
 }
 
 fn list(history: &History, query: &str) -> Result<Reply, HistoryError> {
-    history
-        .search(query, LIST_LIMIT)
-        .map(|entries| Reply::Entries {
-            query: query.to_string(),
-            entries,
+    let entries = history.search(query, LIST_LIMIT)?;
+    let ids: Vec<i64> = entries.iter().map(|e| e.id).collect();
+    let again = history
+        .latest_transcriptions(&ids)?
+        .into_iter()
+        .filter_map(|(id, transcription)| {
+            let entry = entries.iter().find(|e| e.id == id)?;
+            Some(Again {
+                id,
+                model: transcription.model,
+                diff: super::diff::words(&entry.text, &transcription.text),
+            })
         })
+        .collect();
+    Ok(Reply::Entries {
+        query: query.to_string(),
+        entries,
+        again,
+    })
 }
 
 fn delete(

@@ -319,8 +319,12 @@ impl Session {
 /// of the log).
 fn log_reply(reply: &ipc::Reply) {
     match reply {
-        ipc::Reply::Entries { entries, .. } => {
-            tracing::info!(results = entries.len(), "history window: list shown");
+        ipc::Reply::Entries { entries, again, .. } => {
+            tracing::info!(
+                results = entries.len(),
+                again = again.len(),
+                "history window: list shown"
+            );
         }
         ipc::Reply::Copied { id } => tracing::info!(id, "history window: text copied"),
         ipc::Reply::Starred { id, starred } => {

@@ -206,7 +206,7 @@ fn hello_lists_the_newest_and_search_folds_polish_diacritics() {
     );
     // The query comes back with the answer (the page drops answers to older queries).
     match rig.run(r#"{"cmd":"search","query":"gesla"}"#) {
-        Some(Reply::Entries { query, entries }) => {
+        Some(Reply::Entries { query, entries, .. }) => {
             assert_eq!(query, "gesla");
             assert_eq!(entries.len(), 1);
             assert_eq!(entries[0].model, "small");
@@ -441,6 +441,25 @@ fn retranscribe_starts_with_the_recording_and_its_result_is_kept_and_compared() 
     };
     assert_eq!(transcriptions.len(), 1);
     assert_eq!(transcriptions[0].model, "tiny.en");
+    // Listed again (the window reopened): the entry comes with its newest re-transcription,
+    // compared as when it was made; the entry without one has none.
+    retranscribed(
+        &mut rig.history,
+        with,
+        "base",
+        "Zadzwoń do dentysty jutro rano.".into(),
+    );
+    let Some(Reply::Entries { entries, again, .. }) = rig.run(r#"{"cmd":"search","query":""}"#)
+    else {
+        panic!("no entries")
+    };
+    assert!(entries.iter().any(|e| e.id == without));
+    assert_eq!(again.len(), 1, "{again:?}");
+    assert_eq!((again[0].id, again[0].model.as_str()), (with, "base"));
+    assert!(again[0]
+        .diff
+        .iter()
+        .all(|w| w.change == super::super::diff::Change::Same));
     assert_eq!(
         retranscribed(&mut rig.history, 999, "tiny.en", "x".into()),
         Reply::Missing { id: 999 }
