@@ -162,7 +162,10 @@ impl Harness {
             since = end;
             let at = end as f32 / RATE as f32;
             if busy {
-                let next = sends.iter().find(|(e, _)| *e > end).map(|(e, _)| *e as f32 / RATE as f32);
+                let next = sends
+                    .iter()
+                    .find(|(e, _)| *e > end)
+                    .map(|(e, _)| *e as f32 / RATE as f32);
                 if next.is_some_and(|n| n <= busy_until) {
                     println!("  {at:5.1} s skipped (busy)");
                     continue;
@@ -441,7 +444,9 @@ fn a_clip_streamed_by_a_busy_worker_keeps_its_words_at_every_offset() {
             failures.push(format!("offset {phase} s: {damage:#?}"));
         }
         if wer > whole_wer + 1.0 {
-            failures.push(format!("offset {phase} s: WER {wer:.1}% against {whole_wer:.1}%"));
+            failures.push(format!(
+                "offset {phase} s: WER {wer:.1}% against {whole_wer:.1}%"
+            ));
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");

@@ -240,7 +240,11 @@ fn history_window_plays_retranscribes_and_exports_a_dictation() {
         "history window: list shown",
         Duration::from_secs(20),
     );
-    assert_eq!(log_field(&listed, "again").as_deref(), Some("1"), "{listed}");
+    assert_eq!(
+        log_field(&listed, "again").as_deref(),
+        Some("1"),
+        "{listed}"
+    );
     wait_log(&mut app, "history window painted", Duration::from_secs(20));
     let (_, area) = find_window(&desktop, "History");
     thread::sleep(Duration::from_millis(500));

@@ -157,7 +157,11 @@ fn settings_page_applies_output_and_a_replacement_and_shows_a_problem_inline() {
         "{applied}"
     );
     let (text, value) = settings_json(&state);
-    assert_eq!(value["vocabulary"], serde_json::json!(["Morning"]), "{text}");
+    assert_eq!(
+        value["vocabulary"],
+        serde_json::json!(["Morning"]),
+        "{text}"
+    );
 
     // A replacement: from the new word's field, Tab past its Add button to "Said".
     tab(&desktop, 2);

@@ -14,10 +14,10 @@ use super::ipc::Reply;
 use crate::app::history_thread::{retention, HistoryCommand};
 use crate::app::recorder_config;
 use crate::app::state::Input;
-use crate::audio::capture::RecorderCommand;
 use crate::app::tray::MenuAction;
 use crate::app::wording::Wording;
 use crate::app::App;
+use crate::audio::capture::RecorderCommand;
 use crate::device::backend::detect;
 use crate::device::simulated::SimulatedGpu;
 use crate::settings::file::SettingKey;
@@ -119,7 +119,9 @@ impl App {
             Change::MaxRecordingSecs(secs) => {
                 self.settings.max_recording_secs = secs;
                 self.save_choice(SettingKey::MaxRecordingSecs);
-                self.input(Input::MaxLengthChanged(Duration::from_secs(u64::from(secs))));
+                self.input(Input::MaxLengthChanged(Duration::from_secs(u64::from(
+                    secs,
+                ))));
                 self.window_shows_settings();
                 None
             }

@@ -288,14 +288,24 @@ fn recording_length_microphone_and_text_logging() {
         ok("max_recording_secs", json!(3600)),
         Change::MaxRecordingSecs(3600)
     );
-    for out in [json!(4), json!(3601), json!("-1"), json!(""), json!("2 min"), json!(2.5)] {
+    for out in [
+        json!(4),
+        json!(3601),
+        json!("-1"),
+        json!(""),
+        json!("2 min"),
+        json!(2.5),
+    ] {
         assert_eq!(
             problem("max_recording_secs", out.clone()),
             Problem::SecondsOutOfRange,
             "{out}"
         );
     }
-    assert_eq!(problem("max_recording_secs", json!(true)), Problem::WrongType);
+    assert_eq!(
+        problem("max_recording_secs", json!(true)),
+        Problem::WrongType
+    );
     assert_eq!(
         ok("keep_microphone_open", json!(false)),
         Change::KeepMicrophoneOpen(false)
