@@ -8,19 +8,22 @@
 //! ([`Stream::prompt`]) so casing, punctuation and the language carry over. After a commit by
 //! words (mid-speech, no pause) it starts instead about 2 s before the cut, at a committed
 //! word, without the committed text as previous text, and the committed words it hears again
-//! are dropped from its text ([`commit::words::CONTEXT`] says why). At key-up only the
+//! are dropped from its text; a pass that left speech out after the cut commits nothing and
+//! the next starts further back ([`context`] says why). At key-up only the
 //! audio after the last commit is transcribed, or nothing when the last pass covered it and the
 //! rest is quiet ([`Stream::tentative_stands_for`]).
+
+mod context;
 
 use super::commit::words::{self, WordCommit, WordPass};
 use super::commit::{self, Commit, Pass, PassSegment, Rule};
 use super::Heard;
-use crate::app::hallucinations::normalise;
 use crate::app::verdict::Empty;
 use crate::app::wording::Wording;
 use crate::audio::level::{GateConfig, Level};
 use crate::audio::pause;
 use crate::whisper::{Segment, Transcript};
+use context::{unheard_speech, Context};
 
 const SAMPLE_RATE: usize = commit::SAMPLE_RATE;
 /// A pass covers at most one Whisper window.
@@ -42,8 +45,8 @@ pub struct Stream {
     /// Where the next pass's audio starts: `committed_to`, or before it after a commit by
     /// words (the pass hears the committed words since then again, [`words::CONTEXT`]).
     pass_from: usize,
-    /// Those committed words, normalised: dropped from the pass's text.
-    context: Vec<String>,
+    /// Those committed words: dropped from the pass's text.
+    context: Context,
     /// The committed texts as they are delivered, in order.
     pieces: Vec<String>,
     /// The committed texts as Whisper wrote them (the next pass's previous text).
@@ -94,9 +97,9 @@ struct Split {
     rule: Rule,
     /// What the pass heard after the cut, for the next pass's word agreement.
     hypothesis: Option<WordPass>,
-    /// Where the next pass starts (samples from this pass's start) and the committed words
-    /// it hears again, normalised; `None`: at the cut.
-    context: Option<(usize, Vec<String>)>,
+    /// Where the next pass starts (samples of the recording) and the committed words it
+    /// hears again; `None`: at the cut.
+    context: Option<(usize, Context)>,
 }
 
 /// What a pass did, for the log and the overlay.
@@ -122,7 +125,7 @@ impl Stream {
             id,
             committed_to: 0,
             pass_from: 0,
-            context: Vec::new(),
+            context: Context::default(),
             pieces: Vec::new(),
             raw: String::new(),
             language: None,
@@ -183,7 +186,7 @@ impl Stream {
         if range.start == self.pass_from {
             self.committed_to = range.end;
             self.pass_from = range.end;
-            self.context.clear();
+            self.context = Context::default();
             self.since_commit.clear();
             self.hypothesis = None;
             self.tentative = None;
@@ -205,8 +208,39 @@ impl Stream {
         if self.overlapping() {
             self.drop_repeated_words(&mut transcript);
         }
+        let mut left_out = false;
         if !self.context.is_empty() {
-            transcript = self.without_context(transcript);
+            let cut = self.committed_to.saturating_sub(self.pass_from) as f32 / SAMPLE_RATE as f32;
+            let (rest, dropped, by) = self.context.strip(transcript, cut);
+            tracing::info!(
+                id = self.id,
+                words = dropped,
+                by,
+                "committed words heard again dropped"
+            );
+            transcript = rest;
+            if let Some((at, speech)) = unheard_speech(&transcript, audio, cut) {
+                // Whisper left speech out: nothing of this pass is committed, and the next
+                // one starts further back ([`context`]'s module doc).
+                let moved = self.context.widen(self.pass_from, self.committed_to);
+                tracing::info!(
+                    id = self.id,
+                    at_s = (self.pass_from as f32 / SAMPLE_RATE as f32) + at,
+                    speech_s = speech,
+                    next_from_s = moved.map(|from| from as f32 / SAMPLE_RATE as f32),
+                    "a pass left speech out after the cut; it commits nothing"
+                );
+                match moved {
+                    Some(from) => self.pass_from = from,
+                    // No committed word to start further back from: from the cut, with the
+                    // committed text as Whisper's previous text (another decoding).
+                    None => {
+                        self.pass_from = self.committed_to;
+                        self.context = Context::default();
+                    }
+                }
+                left_out = true;
+            }
         }
         let pass = Pass {
             start: range.start,
@@ -227,7 +261,11 @@ impl Stream {
             .contains(&Rule::Words)
             .then(|| WordPass::of(range.start, audio.len(), &transcript))
             .flatten();
-        let split = self.split(&pass, word_pass.as_ref(), &transcript, audio);
+        let split = if left_out {
+            None
+        } else {
+            self.split(&pass, word_pass.as_ref(), &transcript, audio)
+        };
         let mut made = None;
         let mut rest = (transcript.clone(), 0);
         if let Some(split) = split {
@@ -251,8 +289,8 @@ impl Stream {
                     }
                 };
                 (self.pass_from, self.context) = match &split.context {
-                    Some((from, words)) => (range.start + from, words.clone()),
-                    None => (self.committed_to, Vec::new()),
+                    Some((from, context)) => (*from, context.clone()),
+                    None => (self.committed_to, Context::default()),
                 };
                 self.last_rule = Some(split.rule);
                 self.commits += 1;
@@ -264,6 +302,9 @@ impl Stream {
         let ends_in_pause = pass.ends_in_pause;
         if made.is_some() {
             self.since_commit.clear();
+        } else if left_out {
+            // Not a pass to agree with: the next starts elsewhere.
+            self.hypothesis = None;
         } else {
             self.since_commit.push(pass);
             self.hypothesis = word_pass;
@@ -320,18 +361,13 @@ impl Stream {
         match words::decide_by_words(self.hypothesis.as_ref(), current, audio) {
             WordCommit::Words { words, cut } => {
                 let (part, rest) = split_at_word(transcript, words);
-                let (from, first) = words::context_start(current, words, cut);
-                let context = current.words[first..words]
-                    .iter()
-                    .map(|w| normalise(&w.text))
-                    .filter(|w| !w.is_empty())
-                    .collect();
+                let (from, context) = self.context.after_commit(current, words, cut);
                 Some(Split {
                     part,
                     rest,
                     cut,
                     rule: Rule::Words,
-                    hypothesis: Some(current.after(words, from)),
+                    hypothesis: Some(current.after(words, from - current.start)),
                     context: Some((from, context)),
                 })
             }
@@ -362,7 +398,7 @@ impl Stream {
         self.committed_to =
             commit::quietest_in_pause(recording, tentative.end).max(tentative.start + 1);
         self.pass_from = self.committed_to;
-        self.context.clear();
+        self.context = Context::default();
         self.last_rule = Some(Rule::Pause);
         self.commits += 1;
         self.since_commit.clear();
@@ -446,56 +482,15 @@ impl Stream {
     }
 
     /// `text` of a pass from [`Self::pass_from`] (key-up's) without the committed words it
-    /// heard again, as [`Self::without_context`] does for a pass's transcript.
+    /// heard again ([`Context::text_without`]).
     pub fn text_without_context(&self, text: &str) -> String {
-        if self.context.is_empty() {
-            return text.to_string();
-        }
-        match self.context_heard_again(text.split_whitespace()) {
-            Some(repeated) => commit::drop_words(text, repeated),
-            None => text.to_string(),
-        }
+        self.context.text_without(text)
     }
 
     /// Whether the next pass starts before the last cut ([`commit::OVERLAP`]: the last commit
     /// was not at a pause).
     fn overlapping(&self) -> bool {
         matches!(self.last_rule, Some(Rule::Agreement | Rule::Forced))
-    }
-
-    /// How many of a pass's first `written` words (as Whisper wrote them) say the committed
-    /// words it heard again ([`words::context_overlap`]).
-    fn context_heard_again<'a>(&self, written: impl Iterator<Item = &'a str>) -> Option<usize> {
-        let written: Vec<String> = written.map(normalise).filter(|w| !w.is_empty()).collect();
-        words::context_overlap(&self.context, &written)
-    }
-
-    /// `transcript` (of a pass from [`Self::pass_from`]) without the committed words it heard
-    /// again ([`words::context_overlap`]). When it did not write them, nothing is dropped (a
-    /// word said twice is seen; a word dropped by a guess at times is not).
-    fn without_context(&self, transcript: Transcript) -> Transcript {
-        let written = transcript
-            .segments
-            .iter()
-            .flat_map(|s| &s.words)
-            .map(|w| w.text.as_str());
-        match self.context_heard_again(written) {
-            Some(repeated) => {
-                tracing::info!(
-                    id = self.id,
-                    words = repeated,
-                    "committed words heard again dropped"
-                );
-                split_at_word(&transcript, repeated).1
-            }
-            None => {
-                tracing::info!(
-                    id = self.id,
-                    "a pass did not write the committed words it heard again"
-                );
-                transcript
-            }
-        }
     }
 
     /// After a cut that was not in a pause, the next pass may say the committed text's last
@@ -665,7 +660,7 @@ mod tests {
 
     /// A transcript of `words` (text, start, end; seconds from the pass's start) in segments of
     /// `per_segment` words.
-    fn transcript_of(words: &[(&str, f32, f32)], per_segment: usize) -> Transcript {
+    pub(super) fn transcript_of(words: &[(&str, f32, f32)], per_segment: usize) -> Transcript {
         use crate::whisper::{Timings, Word};
         let segments: Vec<Segment> = words
             .chunks(per_segment)

@@ -1,7 +1,7 @@
 //! Rule 2 of [`super`] by words instead of segments: LocalAgreement-2 over the word times the
 //! engine gives with [`crate::whisper::TranscribeParams::word_times`] (the cross-attention
-//! alignment heads, `whisper::words`). Wired into the worker and measured through the real app;
-//! not in use yet ([`super::RULES_IN_USE`] says why).
+//! alignment heads, `whisper::words`). In use ([`super::RULES_IN_USE`] says what it gave and
+//! what went wrong on the way).
 //!
 //! Two consecutive passes over audio from the same start agree on a prefix of words (the same
 //! words, compared without case and punctuation, each ending within [`AGREEING_WORD_END`] of
@@ -162,7 +162,7 @@ pub fn decide_by_words(
 
 /// How quiet a cut's frame must be: [`QUIET_FRACTION`] of the pass's loudest frame (as the
 /// recorder judges pauses, `audio::pause`).
-fn quiet_level(audio: &[f32]) -> f32 {
+pub fn quiet_level(audio: &[f32]) -> f32 {
     let frame = (SNAP_FRAME * SAMPLE_RATE as f32) as usize;
     let loudest = audio.chunks(frame.max(1)).map(rms).fold(0.0f32, f32::max);
     loudest * QUIET_FRACTION
@@ -232,8 +232,7 @@ pub fn context_overlap(context: &[String], words: &[String]) -> Option<usize> {
     for (n, word) in words[..candidates].iter().enumerate() {
         letters += word.chars().count();
         let edits = row[letters];
-        let counts =
-            letters >= CONTEXT_MIN_LETTERS && edits * CONTEXT_LETTERS_PER_EDIT <= letters;
+        let counts = letters >= CONTEXT_MIN_LETTERS && edits * CONTEXT_LETTERS_PER_EDIT <= letters;
         if counts && best.is_none_or(|(_, fewest)| edits < fewest) {
             best = Some((n + 1, edits));
         }
@@ -495,11 +494,17 @@ mod tests {
             pass("On for ID after noon from gate well. Turn off the lights"),
             Some(8)
         );
-        assert_eq!(pass("afternoon from Gate Well, turn off the lights"), Some(4));
+        assert_eq!(
+            pass("afternoon from Gate Well, turn off the lights"),
+            Some(4)
+        );
         // A word of the next sentence is never taken for the context.
         assert_eq!(pass("from Gatewell. Gatewell is closed"), Some(2));
         assert_eq!(
-            context_overlap(&normalised("end of this week."), &normalised("end of this weak. Third, the office")),
+            context_overlap(
+                &normalised("end of this week."),
+                &normalised("end of this weak. Third, the office")
+            ),
             Some(4)
         );
         assert_eq!(pass("Turn off the lights in the kitchen"), None);

@@ -1,0 +1,175 @@
+//! The committed audio the pass after a commit by words hears again ([`Context`]): which
+//! committed words it holds, how they are found in what the pass wrote and dropped
+//! ([`Context::strip`]), and what is done when the pass left speech out instead
+//! ([`unheard_speech`], [`Context::widen`]).
+//!
+//! Why a pass hears committed audio again at all: Whisper `base` given audio that starts at a
+//! sentence (or the committed text as its previous text) skipped that sentence on the project's
+//! clip without pauses ([`words::CONTEXT`]). With about 2 s of committed audio before it, it
+//! wrote it in all 6 trials by hand, but not always in the app: on the 110 s clip without
+//! pauses, two passes from 2 s before a cut after "…planning session." wrote only "The design
+//! team still needs…", leaving out "First, the new website will launch on the 15th of next
+//! month.", and agreed on it, and that sentence was lost. So a pass whose words leave a stretch
+//! of speech after the cut unaccounted for commits nothing, and the next pass starts further
+//! back: a different start is a different Whisper decoding.
+
+use super::split_at_word;
+use crate::app::hallucinations::normalise;
+use crate::app::worker::commit::words::{self, WordPass};
+use crate::app::worker::commit::{SAMPLE_RATE, SNAP_FRAME};
+use crate::audio::level::rms;
+use crate::whisper::Transcript;
+
+/// How far before the cut a word's middle must lie to be dropped as committed audio heard
+/// again, when the pass wrote that audio's words otherwise ([`Context::strip`]): alignment
+/// times are a guess, and a short first word of the next sentence is kept.
+pub const TIME_MARGIN: f32 = 0.15;
+/// Speech longer than this (seconds, loud frames) between the cut and a pass's first word, or
+/// between two of its words, is speech the pass left out ([`unheard_speech`]).
+pub const MAX_UNHEARD: f32 = 1.0;
+/// At most this many committed words are kept to start a pass further back from.
+const KEPT_WORDS: usize = 80;
+
+/// The committed words the next pass hears again; empty when it starts at the cut.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Context {
+    /// Those words, normalised.
+    words: Vec<String>,
+    /// The last commits' words, normalised, with where each starts in the recording
+    /// (samples): where a pass can start further back from ([`Self::widen`]).
+    committed: Vec<(usize, String)>,
+    /// How many times the start was moved back since the commit.
+    widened: u32,
+}
+
+impl Context {
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// After a commit of `pass`'s first `words` words cut at `cut` (samples from the pass's
+    /// start), `self` being the context that pass had: where the next pass starts (samples of
+    /// the recording) and what it hears again ([`words::context_start`]).
+    pub fn after_commit(&self, pass: &WordPass, words: usize, cut: usize) -> (usize, Context) {
+        let (from, first) = words::context_start(pass, words, cut);
+        let mut committed: Vec<(usize, String)> = self.committed.clone();
+        committed.extend(
+            pass.words[..words.min(pass.words.len())]
+                .iter()
+                .filter_map(|w| {
+                    let word = normalise(&w.text);
+                    let at = pass.start + (w.start.max(0.0) * SAMPLE_RATE as f32) as usize;
+                    (!word.is_empty()).then_some((at, word))
+                }),
+        );
+        let excess = committed.len().saturating_sub(KEPT_WORDS);
+        committed.drain(..excess);
+        let heard_again = pass.words[first..words.min(pass.words.len())]
+            .iter()
+            .map(|w| normalise(&w.text))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let context = Context {
+            words: heard_again,
+            committed,
+            widened: 0,
+        };
+        (pass.start + from, context)
+    }
+
+    /// How many of a pass's first `written` words (as Whisper wrote them) say the committed
+    /// words it heard again ([`words::context_overlap`]).
+    pub fn heard_again<'a>(&self, written: impl Iterator<Item = &'a str>) -> Option<usize> {
+        let written: Vec<String> = written.map(normalise).filter(|w| !w.is_empty()).collect();
+        words::context_overlap(&self.words, &written)
+    }
+
+    /// `text` (key-up's, from the same start as the passes) without the committed words it
+    /// heard again; all of it when it did not write them recognisably (no times to go by).
+    pub fn text_without(&self, text: &str) -> String {
+        if self.is_empty() {
+            return text.to_string();
+        }
+        match self.heard_again(text.split_whitespace()) {
+            Some(repeated) => crate::app::worker::commit::drop_words(text, repeated),
+            None => text.to_string(),
+        }
+    }
+
+    /// `transcript` (of a pass whose audio reaches the cut `cut` seconds in) without the
+    /// committed words it heard again: found by their letters ([`Self::heard_again`]), or,
+    /// when it wrote them beyond recognition (a pass that starts mid-speech can: "…for the
+    /// customer support team." heard again as "and there's for the customers a part-game."
+    /// on the project's 110 s clip), by their times: the words whose middle lies
+    /// [`TIME_MARGIN`] before the cut or earlier (the cut is in a quiet frame after a sentence
+    /// end, so the next sentence's first word starts after it). Returns the rest, how many
+    /// words were dropped, and how they were found.
+    pub fn strip(&self, transcript: Transcript, cut: f32) -> (Transcript, usize, &'static str) {
+        let words = || transcript.segments.iter().flat_map(|s| &s.words);
+        let (repeated, by) = match self.heard_again(words().map(|w| w.text.as_str())) {
+            Some(repeated) => (repeated, "letters"),
+            None => (
+                words()
+                    .take_while(|w| (w.start + w.end) / 2.0 <= cut - TIME_MARGIN)
+                    .count(),
+                "times",
+            ),
+        };
+        (split_at_word(&transcript, repeated).1, repeated, by)
+    }
+
+    /// After a pass from `pass_from` left speech out ([`unheard_speech`]): an earlier start for
+    /// the next pass (samples of the recording), at a committed word about [`words::CONTEXT`]
+    /// further back each time, with the words it then hears again; `None` when no committed
+    /// word lies before `pass_from`.
+    pub fn widen(&mut self, pass_from: usize, committed_to: usize) -> Option<usize> {
+        self.widened += 1;
+        let span = (words::CONTEXT * (1 + self.widened) as f32 * SAMPLE_RATE as f32) as usize;
+        let before: Vec<usize> = (0..self.committed.len())
+            .filter(|&i| self.committed[i].0 < pass_from)
+            .collect();
+        let first = before
+            .iter()
+            .rev()
+            .find(|&&i| self.committed[i].0 + span <= committed_to)
+            .or(before.first())
+            .copied()?;
+        self.words = self.committed[first..]
+            .iter()
+            .map(|(_, w)| w.clone())
+            .collect();
+        Some(self.committed[first].0)
+    }
+}
+
+/// A stretch of speech a pass left out: between `from` (seconds into its audio: the cut) and
+/// its first word, or between two of its words, more than [`MAX_UNHEARD`] of frames louder
+/// than the pass's quiet level ([`words::quiet_level`]). Nothing after its last word is judged
+/// (Whisper holds back the words being spoken at the end). Returns where the stretch starts and
+/// how much speech it holds (seconds).
+pub fn unheard_speech(transcript: &Transcript, audio: &[f32], from: f32) -> Option<(f32, f32)> {
+    let quiet = words::quiet_level(audio);
+    let frame = (SNAP_FRAME * SAMPLE_RATE as f32) as usize;
+    let seconds = audio.len() as f32 / SAMPLE_RATE as f32;
+    let loud_in = |start: f32, end: f32| -> f32 {
+        let to_sample = |t: f32| ((t.max(0.0) * SAMPLE_RATE as f32) as usize).min(audio.len());
+        let frames = audio[to_sample(start)..to_sample(end)].chunks(frame.max(1));
+        frames.filter(|f| rms(f) > quiet).count() as f32 * SNAP_FRAME
+    };
+    let mut at = from;
+    let mut gaps = Vec::new();
+    for word in transcript.segments.iter().flat_map(|s| &s.words) {
+        gaps.push((at, word.start));
+        at = at.max(word.end);
+    }
+    if gaps.is_empty() {
+        gaps.push((from, seconds - words::KEEP_LAST));
+    }
+    gaps.into_iter()
+        .filter(|(start, end)| end - start > MAX_UNHEARD)
+        .map(|(start, end)| (start, loud_in(start, end)))
+        .find(|(_, loud)| *loud > MAX_UNHEARD)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,161 @@
+use super::*;
+use crate::app::worker::commit::words::PassWord;
+use crate::app::worker::stream::tests::transcript_of;
+
+const RATE: f32 = SAMPLE_RATE as f32;
+
+/// A context of `words` heard again, with these committed words (text, start s) to start
+/// further back from.
+fn context(words: &[&str], committed: &[(&str, f32)]) -> Context {
+    Context {
+        words: words.iter().map(|w| w.to_string()).collect(),
+        committed: committed
+            .iter()
+            .map(|&(w, at)| ((at * RATE) as usize, w.to_string()))
+            .collect(),
+        widened: 0,
+    }
+}
+
+/// Speech (a loud tone) from `speech.0` to `speech.1` seconds of `seconds` of near-quiet.
+fn audio(seconds: f32, speech: &[(f32, f32)]) -> Vec<f32> {
+    (0..(seconds * RATE) as usize)
+        .map(|i| {
+            let t = i as f32 / RATE;
+            if speech.iter().any(|&(from, to)| t >= from && t < to) {
+                0.3 * (t * 2.0 * std::f32::consts::PI * 220.0).sin()
+            } else {
+                0.001
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn committed_audio_written_otherwise_is_dropped_by_its_times() {
+    // Committed up to 2.3 s into the pass (it starts at a committed word before the cut);
+    // the pass wrote those 2.3 s beyond recognition.
+    let heard_again = context(&["for", "the", "customer", "support", "team"], &[]);
+    let heard = transcript_of(
+        &[
+            (" and", 0.0, 0.3),
+            (" there's", 0.3, 0.8),
+            (" for", 0.8, 1.0),
+            (" the", 1.0, 1.1),
+            (" customers", 1.1, 1.6),
+            (" a", 1.6, 1.7),
+            // Late at the sentence's end, its middle still before the cut.
+            (" part-game.", 1.7, 2.5),
+            (" Maria", 2.3, 2.7),
+            (" will", 2.7, 2.9),
+        ],
+        4,
+    );
+    let (kept, dropped, by) = heard_again.strip(heard, 2.3);
+    assert_eq!((kept.text.trim(), dropped, by), ("Maria will", 7, "times"));
+    // Written as committed: dropped by its letters, whatever the times say.
+    let heard = transcript_of(
+        &[
+            (" for", 0.0, 0.3),
+            (" the", 0.3, 0.5),
+            (" customer", 0.5, 1.0),
+            (" support", 1.0, 1.5),
+            (" team.", 1.5, 2.6),
+            (" Maria", 2.6, 2.9),
+        ],
+        3,
+    );
+    let (kept, dropped, by) = heard_again.strip(heard, 2.3);
+    assert_eq!((kept.text.trim(), dropped, by), ("Maria", 5, "letters"));
+    assert_eq!(
+        heard_again.text_without("customer support team. Maria"),
+        "Maria"
+    );
+}
+
+#[test]
+fn a_pass_that_left_a_sentence_out_after_the_cut_is_found() {
+    // Speech without pauses from 0 to 9 s; the cut 2 s in. The pass wrote only the words
+    // from 6 s on ("First, the new website… month." left out).
+    let speech = audio(9.0, &[(0.0, 9.0)]);
+    let skipped = transcript_of(&[(" The", 6.0, 6.2), (" design", 6.2, 6.6)], 2);
+    let (at, loud) = unheard_speech(&skipped, &speech, 2.0).expect("speech left out");
+    assert_eq!(at, 2.0);
+    assert!((loud - 4.0).abs() < 0.1, "{loud}");
+    // Its words from the cut on: nothing left out (nor after its last word, being spoken).
+    let whole = transcript_of(
+        &[
+            (" First,", 2.05, 2.5),
+            (" the", 2.5, 2.7),
+            (" new", 2.7, 3.0),
+        ],
+        3,
+    );
+    assert_eq!(unheard_speech(&whole, &speech, 2.0), None);
+    // A sentence left out in the middle.
+    let middle = transcript_of(&[(" First,", 2.05, 2.5), (" The", 6.0, 6.2)], 2);
+    assert_eq!(
+        unheard_speech(&middle, &speech, 2.0).map(|(at, _)| at),
+        Some(2.5)
+    );
+    // A pause between two words is not speech left out.
+    let paused = audio(9.0, &[(0.0, 2.5), (6.0, 9.0)]);
+    assert_eq!(unheard_speech(&middle, &paused, 2.0), None);
+    // No words at all after the cut of a long pass: its speech was left out.
+    assert!(unheard_speech(&transcript_of(&[], 1), &speech, 2.0).is_some());
+}
+
+#[test]
+fn the_next_pass_starts_further_back_each_time_speech_was_left_out() {
+    // Committed words at 0, 1, …, 9 s; the cut at 10 s; the pass started 2 s before it.
+    let committed: Vec<(String, f32)> = (0..10).map(|i| (format!("w{i}"), i as f32)).collect();
+    let committed: Vec<(&str, f32)> = committed.iter().map(|(w, at)| (w.as_str(), *at)).collect();
+    let mut heard_again = context(&["w8", "w9"], &committed);
+    let cut = (10.0 * RATE) as usize;
+    let from = heard_again
+        .widen((8.0 * RATE) as usize, cut)
+        .expect("earlier");
+    assert_eq!(from, (6.0 * RATE) as usize, "4 s before the cut");
+    assert_eq!(heard_again.words, ["w6", "w7", "w8", "w9"]);
+    let from = heard_again.widen(from, cut).expect("earlier");
+    assert_eq!(from, (4.0 * RATE) as usize, "6 s before the cut");
+    // Back to the first committed word, then no further.
+    let from = heard_again
+        .widen((1.0 * RATE) as usize, cut)
+        .expect("earlier");
+    assert_eq!(from, 0);
+    assert_eq!(heard_again.widen(0, cut), None);
+}
+
+#[test]
+fn a_commit_keeps_its_words_to_start_further_back_from() {
+    let pass = WordPass {
+        start: (10.0 * RATE) as usize,
+        len: (8.0 * RATE) as usize,
+        words: [
+            ("Good", 0.0, 0.4),
+            ("morning.", 0.4, 1.0),
+            ("Here", 1.1, 1.4),
+            ("we", 1.4, 1.6),
+            ("go.", 1.6, 3.5),
+            ("Next", 3.6, 4.0),
+        ]
+        .iter()
+        .map(|&(text, start, end)| PassWord {
+            text: format!(" {text}"),
+            start,
+            end,
+        })
+        .collect(),
+    };
+    let cut = (3.55 * RATE) as usize;
+    let (from, after) = Context::default().after_commit(&pass, 5, cut);
+    // The last committed word that starts 2 s before the cut or earlier: "we" (1.4 s).
+    assert_eq!(from, (11.4 * RATE) as usize);
+    assert_eq!(after.words, ["we", "go"]);
+    assert_eq!(after.committed.len(), 5);
+    assert_eq!(
+        after.committed[0],
+        ((10.0 * RATE) as usize, "good".to_string())
+    );
+}
