@@ -124,52 +124,25 @@ impl Harness {
 
     /// The dictation of `audio` as the app streams it.
     fn stream(&self, id: u64, audio: &[f32]) -> Run {
-        self.stream_from(id, audio, 0, false)
+        self.stream_as(id, audio, false)
     }
 
-    /// [`Self::stream`] with the first stride `phase` samples later, and, when `busy`, a worker
-    /// that skips the audio superseded while it was busy (as the app's does).
-    fn stream_from(&self, id: u64, audio: &[f32], phase: usize, busy: bool) -> Run {
-        let step = RATE / 20; // the recorder's PAUSE_CHECK
-        let mut since = phase;
+    /// [`Self::stream`], and, when `busy`, by a worker that skips the audio superseded while it
+    /// was busy (as the app's does).
+    fn stream_as(&self, id: u64, audio: &[f32], busy: bool) -> Run {
+        let sends = snapshots(audio);
         let mut busy_until = 0.0f32;
-        let mut sends = Vec::new();
-        for end in (step..=audio.len()).step_by(step) {
-            let so_far = &audio[..end];
-            let paused = pause::paused_after_new_speech(so_far, since, RATE as u32);
-            let stride = !paused
-                && commits_without_pauses()
-                && pause::stride_after_new_speech(so_far, since, RATE as u32);
-            if paused || stride {
-                since = end;
-                sends.push((end, stride));
-            }
-        }
-        let mut since = phase;
         let mut passes = Vec::new();
         let mut cuts = Vec::new();
         let mut commits = Vec::new();
         let mut committed_words = 0;
-        for end in (step..=audio.len()).step_by(step) {
+        for (index, &(end, stride)) in sends.iter().enumerate() {
             let so_far = &audio[..end];
-            let paused = pause::paused_after_new_speech(so_far, since, RATE as u32);
-            let stride = !paused
-                && commits_without_pauses()
-                && pause::stride_after_new_speech(so_far, since, RATE as u32);
-            if !paused && !stride {
-                continue;
-            }
-            since = end;
             let at = end as f32 / RATE as f32;
-            if busy {
-                let next = sends
-                    .iter()
-                    .find(|(e, _)| *e > end)
-                    .map(|(e, _)| *e as f32 / RATE as f32);
-                if next.is_some_and(|n| n <= busy_until) {
-                    println!("  {at:5.1} s skipped (busy)");
-                    continue;
-                }
+            let next = sends.get(index + 1).map(|(e, _)| *e as f32 / RATE as f32);
+            if busy && next.is_some_and(|n| n <= busy_until) {
+                println!("  {at:5.1} s skipped (busy)");
+                continue;
             }
             let job = self.job(id, so_far.to_vec());
             self.worker.send(if stride {
@@ -217,6 +190,27 @@ impl Harness {
             commits,
         }
     }
+}
+
+/// Where the recorder sends the audio so far while `audio` is spoken (samples), and whether
+/// as a stride: at every pause, and every stride of speech when the worker commits without
+/// pauses (the recorder's own `audio::pause` functions, checked every 50 ms).
+fn snapshots(audio: &[f32]) -> Vec<(usize, bool)> {
+    let step = RATE / 20; // the recorder's PAUSE_CHECK
+    let mut since = 0;
+    let mut sends = Vec::new();
+    for end in (step..=audio.len()).step_by(step) {
+        let so_far = &audio[..end];
+        let paused = pause::paused_after_new_speech(so_far, since, RATE as u32);
+        let stride = !paused
+            && commits_without_pauses()
+            && pause::stride_after_new_speech(so_far, since, RATE as u32);
+        if paused || stride {
+            since = end;
+            sends.push((end, stride));
+        }
+    }
+    sends
 }
 
 fn clips() -> PathBuf {
@@ -430,7 +424,7 @@ fn a_clip_streamed_by_a_busy_worker_keeps_its_words_at_every_offset() {
         let phase: f32 = phase.trim().parse().expect("offsets in seconds");
         let mut shifted = vec![0.0005f32; (phase * RATE as f32) as usize];
         shifted.extend_from_slice(&audio);
-        let run = harness.stream_from(100 + n as u64, &shifted, 0, true);
+        let run = harness.stream_as(100 + n as u64, &shifted, true);
         let damage = damage_at_cuts(&reference, &run.text, &whole, &run.cuts);
         let wer = wer_percent(&reference, &run.text);
         println!(
