@@ -1,0 +1,279 @@
+//! The worker's side of a dictation streamed while the key is held: each pass over the audio
+//! so far ([`WorkerThread::transcribe_early`], a stride's skipped while too little is
+//! uncommitted), whether queued audio made a pass useless ([`superseded`]), and key-up of a
+//! streamed dictation ([`WorkerThread::finish_stream`]: the committed text and the tail). What
+//! is committed is the [`Stream`]'s business; this runs Whisper for it.
+
+use super::*;
+
+impl WorkerThread {
+    /// Whether a stride's snapshot `job` has less audio since the last commit than
+    /// [`stream::STRIDE_FROM`].
+    pub(super) fn stride_too_soon(&self, job: &Job) -> bool {
+        let JobAudio::Recorded(samples) = &job.audio else {
+            return false;
+        };
+        if !commits_without_pauses() {
+            return true; // a stride's pass could commit nothing
+        }
+        let from = self
+            .stream
+            .as_ref()
+            .filter(|s| s.id == job.id)
+            .map_or(0, |s| s.committed_to);
+        samples.len().saturating_sub(from) < stream::STRIDE_FROM
+    }
+
+    /// Whether the next pass over recording `id`'s audio so far (`samples`) ends in a pause.
+    pub(super) fn pass_ends_in_pause(&self, id: u64, samples: &[f32]) -> bool {
+        let from = self
+            .stream
+            .as_ref()
+            .filter(|s| s.id == id)
+            .map_or(0, |s| s.committed_to);
+        let to = samples.len().min(from + stream::MAX_PASS);
+        let peak = loudest_frame(samples, SAMPLE_RATE);
+        from < to
+            && to == samples.len()
+            && pause::ends_in_pause(&samples[from..to], peak, SAMPLE_RATE)
+    }
+
+    /// A pass over the audio so far of a recording (see the module doc), unless `keep_going`
+    /// stops it first.
+    pub(super) fn transcribe_early(&mut self, job: Job, keep_going: &mut dyn FnMut() -> bool) {
+        let JobAudio::Recorded(samples) = job.audio else {
+            return;
+        };
+        if self.stream.as_ref().is_none_or(|s| s.id != job.id) {
+            self.stream = Some(Stream::new(job.id));
+        }
+        let Some(stream) = self.stream.as_mut() else {
+            return;
+        };
+        if let Some(cut_s) = stream.commit_held_pause(&samples) {
+            log_commit(stream, Rule::Pause, cut_s);
+        }
+        let Some(range) = stream.pass_range(samples.len()) else {
+            return;
+        };
+        if range.end < samples.len() && !commit::RULES_IN_USE.contains(&Rule::Forced) {
+            // More than one window since the last commit: this pass cannot end in a pause,
+            // so it could commit nothing; key-up transcribes it.
+            let (committed, tentative) = (stream.committed_text(), stream.tentative_text());
+            return self.progress(job.id, range.end, Duration::ZERO, committed, tentative);
+        }
+        let audio = &samples[range.clone()];
+        if loudest_frame(audio, SAMPLE_RATE) <= GateConfig::default().frame_rms {
+            stream.skip_silence(&range);
+            let committed = stream.committed_text();
+            return self.progress(job.id, range.end, Duration::ZERO, committed, String::new());
+        }
+        let mut params = pass_params(&job.params, stream);
+        // The word rule compares passes word by word (key-up's pass commits all, so needs none).
+        params.word_times |= commit::RULES_IN_USE.contains(&Rule::Words);
+        let journal = job.journal.as_deref();
+        let Some((result, engine)) = self.whisper(audio, &params, Part::Head, journal, keep_going)
+        else {
+            tracing::debug!(id = job.id, "early transcription stopped: newer audio came");
+            return;
+        };
+        let transcript = match result {
+            Ok(transcript) => transcript,
+            Err(message) => {
+                tracing::warn!(
+                    id = job.id,
+                    message,
+                    "a pass failed; key-up transcribes again"
+                );
+                let committed = self.stream.as_ref().map(Stream::committed_text);
+                let committed = committed.unwrap_or_default();
+                return self.progress(job.id, range.end, engine, committed, String::new());
+            }
+        };
+        let Some(stream) = self.stream.as_mut().filter(|s| s.id == job.id) else {
+            return;
+        };
+        let peak = loudest_frame(&samples[..range.end], SAMPLE_RATE);
+        let progress = stream.take_pass((range.clone(), audio, peak), &transcript, &job.wording);
+        if let Some((rule, cut_s)) = progress.commit {
+            log_commit(stream, rule, cut_s);
+        }
+        tracing::info!(
+            id = job.id,
+            from_s = range.start as f32 / SAMPLE_RATE as f32,
+            seconds = audio.len() as f32 / SAMPLE_RATE as f32,
+            heard = ?crate::logging::dictated(&transcript.text),
+            committed_chars = progress.committed.chars().count(),
+            tentative_chars = progress.tentative.chars().count(),
+            engine_ms = engine.as_millis() as u64,
+            "head transcribed"
+        );
+        self.progress(
+            job.id,
+            range.end,
+            engine,
+            progress.committed,
+            progress.tentative,
+        );
+    }
+
+    /// Sends [`WorkerEvent::Progress`] for a pass that covered recording `id` up to sample `end`.
+    pub(super) fn progress(
+        &self,
+        id: u64,
+        end: usize,
+        engine: Duration,
+        committed: String,
+        tentative: String,
+    ) {
+        (self.emit)(WorkerEvent::Progress {
+            id,
+            seconds: end as f32 / SAMPLE_RATE as f32,
+            engine,
+            committed,
+            tentative,
+        });
+    }
+
+    /// Key-up of a streamed dictation: its committed text, and the audio after the last
+    /// commit (the last pass's text when it covered it all, else transcribed now).
+    pub(super) fn finish_stream(
+        &mut self,
+        stream: Stream,
+        samples: &[f32],
+        (params, wording): (&TranscribeParams, &Wording),
+        recording: Option<&Path>,
+    ) -> Option<Recognised> {
+        let level = Level::measure(samples, SAMPLE_RATE, &GateConfig::default());
+        let mut engine = Duration::ZERO;
+        let (tail_text, tail_heard) = match stream.tentative_stands_for(samples) {
+            Some(text) => (Some(text), stream.tentative_heard()),
+            None => {
+                let tail = &samples[stream.pass_from().min(samples.len())..];
+                let params = pass_params(params, &stream);
+                let tail_recognised =
+                    self.recognise(tail, (&params, wording), Part::Tail, recording)?;
+                engine = tail_recognised.engine;
+                match tail_recognised.outcome {
+                    Outcome::Text(text) => {
+                        let heard = Heard {
+                            raw: stream.text_without_context(&tail_recognised.heard.raw),
+                            ..tail_recognised.heard
+                        };
+                        (Some(stream.text_without_context(&text)), heard)
+                    }
+                    Outcome::Empty(_) if stream.has_committed() => (None, Heard::default()),
+                    outcome => {
+                        return Some(Recognised {
+                            outcome,
+                            engine: tail_recognised.engine,
+                            level: Some(level),
+                            heard: tail_recognised.heard,
+                        })
+                    }
+                }
+            }
+        };
+        tracing::info!(
+            id = stream.id,
+            passes = stream.passes,
+            commits = stream.commits,
+            tail_s = samples.len().saturating_sub(stream.committed_to) as f32 / SAMPLE_RATE as f32,
+            tail = ?crate::logging::dictated(tail_text.as_deref().unwrap_or_default()),
+            "stream finished"
+        );
+        Some(Recognised {
+            outcome: Outcome::Text(stream.with_tail(tail_text.as_deref())),
+            engine,
+            level: Some(level),
+            heard: stream.heard_with_tail(tail_heard),
+        })
+    }
+}
+
+/// The audio of an early job: which recording, how much of it, how loud.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Head {
+    id: u64,
+    /// Samples at 16 kHz.
+    len: usize,
+    /// Its loudest frame, against which the rest of the recording is judged quiet or not.
+    peak: f32,
+}
+
+impl Head {
+    pub(super) fn of(job: &Job) -> Option<Head> {
+        match &job.audio {
+            JobAudio::Recorded(samples) => Some(Head {
+                id: job.id,
+                len: samples.len(),
+                peak: loudest_frame(samples, SAMPLE_RATE),
+            }),
+            JobAudio::Saved(_) => None,
+        }
+    }
+
+    /// Whether the head's text stands for all of `recording` (the same recording, longer):
+    /// everything after the head is quiet.
+    pub(super) fn stands_for(&self, recording: &[f32]) -> bool {
+        pause::tail_is_quiet(
+            recording,
+            self.len,
+            self.peak,
+            SAMPLE_RATE,
+            &GateConfig::default(),
+        )
+    }
+}
+
+/// Whether newer audio of the same recording waiting behind an early job makes the `head`'s
+/// text useless: a later pause or the audio up to key-up (which will be transcribed instead), or
+/// the whole recording with speech after the head (which will be transcribed whole). A whole
+/// recording that is quiet after the head will use the head's text: not superseded.
+pub(super) fn superseded(head: &Head, queue: &VecDeque<WorkerCommand>) -> bool {
+    queue.iter().any(|command| match command {
+        WorkerCommand::TranscribeEarly(later) | WorkerCommand::TranscribeStride(later) => {
+            later.id == head.id
+        }
+        WorkerCommand::Transcribe(later) if later.id == head.id => match &later.audio {
+            JobAudio::Recorded(recording) => !head.stands_for(recording),
+            JobAudio::Saved(_) => true,
+        },
+        WorkerCommand::Transcribe(_) | WorkerCommand::Load(_) => false,
+    })
+}
+
+/// Logs a commit of `stream` (no text: its length in words, where it cut, by which rule).
+pub(super) fn log_commit(stream: &Stream, rule: Rule, cut_s: f32) {
+    tracing::info!(
+        id = stream.id,
+        rule = rule.name(),
+        cut_s,
+        words_total = stream.committed_text().split_whitespace().count(),
+        passes = stream.passes,
+        "stream committed"
+    );
+}
+
+/// Whether key-up of the `head`'s recording waits behind it with speech after the head (the
+/// head's text cannot stand for the recording, and the rest is transcribed at once).
+pub(super) fn finished_with_more_speech(head: &Head, queue: &VecDeque<WorkerCommand>) -> bool {
+    queue.iter().any(|command| match command {
+        WorkerCommand::Transcribe(later) if later.id == head.id => match &later.audio {
+            JobAudio::Recorded(recording) => !head.stands_for(recording),
+            JobAudio::Saved(_) => true,
+        },
+        _ => false,
+    })
+}
+
+/// The parameters of a pass over `stream`'s uncommitted audio: the dictation's, with the
+/// language it was committed in and the committed text's end as Whisper's previous text.
+pub(super) fn pass_params(params: &TranscribeParams, stream: &Stream) -> TranscribeParams {
+    let mut params = params.clone();
+    if let Some(language) = &stream.language {
+        params.language = Some(language.clone());
+    }
+    params.initial_prompt = stream.prompt(params.initial_prompt.as_deref());
+    params
+}
