@@ -26,32 +26,135 @@ const MAX_PHASES: usize = 1024;
 /// at time `n / to_hz`, so there is no delay. Samples outside the input are taken as zero.
 /// Equal rates return the input unchanged; a zero rate returns no samples.
 pub fn resample(samples: &[f32], from_hz: u32, to_hz: u32) -> Vec<f32> {
-    if from_hz == 0 || to_hz == 0 {
-        return Vec::new();
-    }
-    if from_hz == to_hz {
-        return samples.to_vec();
-    }
-    let g = gcd(from_hz, to_hz);
-    let (up, down) = ((to_hz / g) as usize, (from_hz / g) as usize);
-    let out_len = (samples.len() as u64 * u64::from(to_hz)).div_ceil(u64::from(from_hz));
-    let kernel = Kernel::design(up, down);
-    let table = PhaseTable::new(&kernel, up.min(MAX_PHASES));
-    let mut out = Vec::with_capacity(out_len as usize);
-    let mut taps = vec![0.0f32; table.taps];
-    // Output n sits at input time n * down / up = index + phase / up.
-    let (mut index, mut phase) = (0usize, 0usize);
-    for _ in 0..out_len {
-        let row = table.taps_at(phase, up, &mut taps);
-        out.push(convolve(samples, index, kernel.half_taps, row));
-        phase += down % up;
-        index += down / up;
-        if phase >= up {
-            phase -= up;
-            index += 1;
+    Resampler::new(from_hz, to_hz).finish(samples)
+}
+
+/// [`resample`] of a recording that grows: each output sample is computed once, as soon as the
+/// input it depends on has arrived ([`Resampler::advance`]), so the recording so far at the new
+/// rate ([`Resampler::so_far`]) and the whole of it at the end ([`Resampler::finish`]) cost
+/// only the samples not converted yet instead of the whole recording again. Both equal
+/// [`resample`] of the input they are given, sample for sample. The input passed in must be the
+/// same recording each time, only longer.
+pub struct Resampler {
+    conversion: Conversion,
+    /// The output samples no later input can change.
+    out: Vec<f32>,
+}
+
+enum Conversion {
+    /// A zero rate: no samples.
+    Nothing,
+    /// Equal rates: the input itself.
+    Same,
+    Sinc(Sinc),
+}
+
+/// The windowed-sinc conversion and where its next output sample lies in the input.
+struct Sinc {
+    up: usize,
+    down: usize,
+    half_taps: usize,
+    table: PhaseTable,
+    taps: Vec<f32>,
+    /// The next output sits at input time `index + phase / up`.
+    index: usize,
+    phase: usize,
+}
+
+impl Sinc {
+    fn new(up: usize, down: usize) -> Sinc {
+        let kernel = Kernel::design(up, down);
+        let table = PhaseTable::new(&kernel, up.min(MAX_PHASES));
+        Sinc {
+            up,
+            down,
+            half_taps: kernel.half_taps,
+            taps: vec![0.0f32; table.taps],
+            table,
+            index: 0,
+            phase: 0,
         }
     }
-    out
+
+    /// How many output samples an input of `len` samples gives.
+    fn out_len(&self, len: usize) -> usize {
+        (len as u64 * self.up as u64).div_ceil(self.down as u64) as usize
+    }
+
+    /// Appends to `out` (which holds every output before the next one) the outputs of
+    /// `input`, up to its [`Sinc::out_len`]; with `complete_only`, only those whose taps all
+    /// lie inside `input`.
+    fn run(&mut self, input: &[f32], out: &mut Vec<f32>, complete_only: bool) {
+        let out_len = self.out_len(input.len());
+        while out.len() < out_len {
+            if complete_only && self.index + 1 + self.half_taps > input.len() {
+                break;
+            }
+            let row = self.table.taps_at(self.phase, self.up, &mut self.taps);
+            out.push(convolve(input, self.index, self.half_taps, row));
+            // Output n sits at input time n * down / up = index + phase / up.
+            self.phase += self.down % self.up;
+            self.index += self.down / self.up;
+            if self.phase >= self.up {
+                self.phase -= self.up;
+                self.index += 1;
+            }
+        }
+    }
+}
+
+impl Resampler {
+    pub fn new(from_hz: u32, to_hz: u32) -> Resampler {
+        let conversion = if from_hz == 0 || to_hz == 0 {
+            Conversion::Nothing
+        } else if from_hz == to_hz {
+            Conversion::Same
+        } else {
+            let g = gcd(from_hz, to_hz);
+            Conversion::Sinc(Sinc::new((to_hz / g) as usize, (from_hz / g) as usize))
+        };
+        Resampler {
+            conversion,
+            out: Vec::new(),
+        }
+    }
+
+    /// Converts the samples of `input` (the recording so far) that no later sample can change.
+    pub fn advance(&mut self, input: &[f32]) {
+        if let Conversion::Sinc(sinc) = &mut self.conversion {
+            sinc.run(input, &mut self.out, true);
+        }
+    }
+
+    /// `input` (the recording so far) at the new rate, as if it ended here.
+    pub fn so_far(&mut self, input: &[f32]) -> Vec<f32> {
+        self.advance(input);
+        match &mut self.conversion {
+            Conversion::Nothing => Vec::new(),
+            Conversion::Same => input.to_vec(),
+            Conversion::Sinc(sinc) => {
+                // The last few outputs read past the input's end: computed for this copy
+                // only, then the conversion goes on from where it was.
+                let (index, phase) = (sinc.index, sinc.phase);
+                let mut out = self.out.clone();
+                sinc.run(input, &mut out, false);
+                (sinc.index, sinc.phase) = (index, phase);
+                out
+            }
+        }
+    }
+
+    /// The whole of `input` (the recording, ended) at the new rate.
+    pub fn finish(mut self, input: &[f32]) -> Vec<f32> {
+        match &mut self.conversion {
+            Conversion::Nothing => Vec::new(),
+            Conversion::Same => input.to_vec(),
+            Conversion::Sinc(sinc) => {
+                sinc.run(input, &mut self.out, false);
+                self.out
+            }
+        }
+    }
 }
 
 fn gcd(mut a: u32, mut b: u32) -> u32 {
@@ -225,6 +328,68 @@ mod tests {
             im += f64::from(v) * phase.sin();
         }
         2.0 * (re * re + im * im).sqrt() / (hi - lo) as f64
+    }
+
+    /// Speech-like test input: a few tones and a click, so every tap matters.
+    fn signal(rate: u32, seconds: f64) -> Vec<f32> {
+        let mut x = sine(220.0, rate, seconds, 0.3);
+        for (v, w) in x.iter_mut().zip(sine(3_100.0, rate, seconds, 0.2)) {
+            *v += w;
+        }
+        let click = x.len() / 3;
+        if let Some(v) = x.get_mut(click) {
+            *v += 0.5;
+        }
+        x
+    }
+
+    #[test]
+    fn a_growing_recording_converted_as_it_comes_equals_converting_it_whole() {
+        // 48 kHz (one phase), 44.1 kHz (441 phases), an odd rate (the interpolated table),
+        // upsampling and equal rates; chunks as a microphone delivers them, and odd ones.
+        for (from, chunk) in [
+            (48_000, 960),
+            (44_100, 441),
+            (44_101, 1_000),
+            (8_000, 160),
+            (16_000, 320),
+            (48_000, 7),
+        ] {
+            let input = signal(from, 0.35);
+            let mut resampler = Resampler::new(from, 16_000);
+            let mut len = 0;
+            while len < input.len() {
+                len = (len + chunk).min(input.len());
+                resampler.advance(&input[..len]);
+                if len % (3 * chunk) == 0 || len < 2 * chunk {
+                    // A snapshot mid-recording: what resampling the prefix whole gives.
+                    let so_far = resampler.so_far(&input[..len]);
+                    assert_eq!(
+                        so_far,
+                        resample(&input[..len], from, 16_000),
+                        "{from} Hz at {len}"
+                    );
+                }
+            }
+            assert_eq!(
+                resampler.finish(&input),
+                resample(&input, from, 16_000),
+                "{from} Hz whole"
+            );
+        }
+    }
+
+    #[test]
+    fn a_snapshot_leaves_the_conversion_where_it_was() {
+        let input = signal(48_000, 0.2);
+        let mut resampler = Resampler::new(48_000, 16_000);
+        let first = resampler.so_far(&input[..3_000]);
+        let again = resampler.so_far(&input[..3_000]);
+        assert_eq!(first, again);
+        assert_eq!(resampler.finish(&input), resample(&input, 48_000, 16_000));
+        // Nothing recorded, or a zero rate: nothing.
+        assert!(Resampler::new(48_000, 16_000).finish(&[]).is_empty());
+        assert!(Resampler::new(0, 16_000).so_far(&input).is_empty());
     }
 
     #[test]
