@@ -225,8 +225,10 @@ fn cpu_model_name() -> String {
 }
 
 fn main() {
-    // As the app runs: idle OpenMP threads sleep (see the function).
+    // As the app runs: idle OpenMP threads sleep, oneDNN's kernel cache is bounded (see the
+    // functions).
     whisper_dictation::platform::prefer_sleeping_compute_threads();
+    whisper_dictation::device::kernel_cache::bound();
     let o = parse_args();
     tch::set_num_threads(o.threads as i32);
     let model_dir = paths::resolve_model(&o.model).expect("model (run scripts/setup.sh)");

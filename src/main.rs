@@ -8,6 +8,9 @@ use clap::Parser;
 
 fn main() {
     whisper_dictation::platform::prefer_sleeping_compute_threads();
+    // Before any computation: oneDNN keeps the kernels of a few passes, not of every length
+    // a dictation had.
+    whisper_dictation::device::kernel_cache::bound();
     let args = cli::Cli::parse();
     let app_mode = args.is_app();
     // The app logs to a rotating file as well (and at info: stage timings); commands only warn.

@@ -8,6 +8,7 @@ pub mod backend;
 pub mod cpu_class;
 pub mod errors;
 pub mod history;
+pub mod kernel_cache;
 pub mod manager;
 pub mod policy;
 pub mod probe;

@@ -1,0 +1,45 @@
+//! How many compiled CPU kernels libtorch's oneDNN keeps. oneDNN compiles a kernel for each
+//! shape it multiplies and keeps the last 1,024 by default; a streamed dictation transcribes
+//! audio of a new length on every pass (`app::worker::stream`), so nearly every pass adds a
+//! handful of kernels no later pass asks for. On the long-dictation desktop test that was
+//! ~45 MB after a 60 s dictation that never came back (AVX-512 machine, 2026-11-27:
+//! BENCHMARKS.md). One pass needs about ten (the encoder's, the cross-attention's, the
+//! prompt's, the vocabulary projection); [`CAPACITY`] keeps a few passes' worth.
+
+/// oneDNN's variable for the cache's size, read at its first use.
+pub const CAPACITY_ENV: &str = "ONEDNN_PRIMITIVE_CACHE_CAPACITY";
+/// Its older name, which oneDNN still reads when the new one is not set.
+pub const OLD_CAPACITY_ENV: &str = "DNNL_PRIMITIVE_CACHE_CAPACITY";
+/// The app's default size of the cache.
+pub const CAPACITY: &str = "32";
+
+/// The value to give [`CAPACITY_ENV`], given what is set now: none when the person set it.
+pub fn capacity_to_set(current: Option<&std::ffi::OsStr>) -> Option<&'static str> {
+    match current {
+        Some(_) => None,
+        None => Some(CAPACITY),
+    }
+}
+
+/// Bounds the cache at [`CAPACITY`] unless the person set its size (either name). Call in
+/// `main` before the first computation and before other threads exist.
+pub fn bound() {
+    let set = std::env::var_os(CAPACITY_ENV).or_else(|| std::env::var_os(OLD_CAPACITY_ENV));
+    if let Some(value) = capacity_to_set(set.as_deref()) {
+        std::env::set_var(CAPACITY_ENV, value);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn the_cache_is_bounded_unless_the_person_sized_it() {
+        assert_eq!(capacity_to_set(None), Some("32"));
+        assert_eq!(capacity_to_set(Some(OsStr::new("1024"))), None);
+        assert_eq!(capacity_to_set(Some(OsStr::new(""))), None);
+        assert!(CAPACITY.parse::<u32>().is_ok_and(|n| n >= 10));
+    }
+}
