@@ -269,7 +269,13 @@ impl WorkerThread {
                 crate::platform::release_freed_memory();
                 match commands.recv() {
                     Ok(command) => queue.push_back(command),
-                    Err(_) => break,
+                    Err(_) => {
+                        // The app is ending while the worker is idle (after a quit, between
+                        // the passes of a dictation still being spoken or finished): its
+                        // passes were no failed attempts either.
+                        self.leave_for_next_start(queue);
+                        break;
+                    }
                 }
             }
             queue.extend(commands.try_iter());

@@ -246,6 +246,27 @@ mod tests {
     }
 
     #[test]
+    fn a_worker_ended_while_idle_gives_back_the_attempts_of_this_run() {
+        // A streamed dictation's passes ran on its journal; the app ended before it was
+        // finished, with the worker waiting for the next command.
+        let dir = tempfile::tempdir().unwrap();
+        let store = RecordingStore::new(dir.path().to_path_buf(), 3);
+        let (mut worker, _events) = thread(store.clone());
+        let journal = store.save_unfinished(&tone(), SAMPLE_RATE).unwrap();
+        RecordingStore::count_attempt(&journal);
+        worker.attempted.insert(journal.clone());
+        let (commands, received) = channel::<WorkerCommand>();
+        drop(commands);
+        worker.run(received);
+        let unfinished = store.unfinished();
+        assert_eq!(unfinished.len(), 1, "{unfinished:?}");
+        assert_eq!(
+            unfinished[0].attempts, 0,
+            "an ended app is not a failed attempt"
+        );
+    }
+
+    #[test]
     fn quitting_leaves_every_recording_not_transcribed_for_the_next_start() {
         let dir = tempfile::tempdir().unwrap();
         let store = RecordingStore::new(dir.path().to_path_buf(), 3);
