@@ -245,16 +245,23 @@ mod tests {
         }
     }
 
+    /// A worker on `store` that has begun transcribing one unfinished recording's journal
+    /// (its attempt counted on disk), and that journal.
+    fn worker_with_an_attempt(store: &RecordingStore) -> (WorkerThread, PathBuf) {
+        let (mut worker, _events) = thread(store.clone());
+        let journal = store.save_unfinished(&tone(), SAMPLE_RATE).unwrap();
+        RecordingStore::count_attempt(&journal);
+        worker.attempted.insert(journal.clone());
+        (worker, journal)
+    }
+
     #[test]
     fn a_worker_ended_while_idle_gives_back_the_attempts_of_this_run() {
         // A streamed dictation's passes ran on its journal; the app ended before it was
         // finished, with the worker waiting for the next command.
         let dir = tempfile::tempdir().unwrap();
         let store = RecordingStore::new(dir.path().to_path_buf(), 3);
-        let (mut worker, _events) = thread(store.clone());
-        let journal = store.save_unfinished(&tone(), SAMPLE_RATE).unwrap();
-        RecordingStore::count_attempt(&journal);
-        worker.attempted.insert(journal.clone());
+        let (worker, _journal) = worker_with_an_attempt(&store);
         let (commands, received) = channel::<WorkerCommand>();
         drop(commands);
         worker.run(received);
@@ -270,11 +277,8 @@ mod tests {
     fn quitting_leaves_every_recording_not_transcribed_for_the_next_start() {
         let dir = tempfile::tempdir().unwrap();
         let store = RecordingStore::new(dir.path().to_path_buf(), 3);
-        let (mut worker, _events) = thread(store.clone());
-        let journal = store.save_unfinished(&tone(), SAMPLE_RATE).unwrap();
         // Its head was being transcribed when the app quit.
-        RecordingStore::count_attempt(&journal);
-        worker.attempted.insert(journal.clone());
+        let (mut worker, journal) = worker_with_an_attempt(&store);
         let queue = VecDeque::from(vec![
             WorkerCommand::Transcribe(job(1, JobAudio::Recorded(tone()), Some(journal.clone()))),
             // Kept in memory only (its journal could not be written).

@@ -40,7 +40,7 @@ pub use source::{input_device_names, CpalSource, Feed, InputSource, OpenStream};
 
 use super::level::GateConfig;
 use super::pause::{tail_can_end_early, FIRST_TAIL, PAUSE_CHECK};
-use super::resample::{resample, Resampler};
+use super::resample::Resampler;
 use super::wav_journal::JournalWriter;
 use crate::command_thread::CommandThread;
 use source::{lock, Shared};
@@ -56,15 +56,6 @@ pub const PRE_ROLL: Duration = Duration::from_millis(500);
 /// A recording whose stream delivers nothing for this long has lost its microphone.
 pub const STALL: Duration = Duration::from_millis(2000);
 const TARGET_RATE: u32 = 16_000;
-
-/// Mono `samples` at the device's `rate` → 16 kHz, Whisper's rate.
-fn at_target_rate(samples: Vec<f32>, rate: u32) -> Vec<f32> {
-    if rate == TARGET_RATE {
-        samples
-    } else {
-        resample(&samples, rate, TARGET_RATE)
-    }
-}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecorderConfig {
@@ -396,10 +387,8 @@ impl RecorderThread {
         }
         if deliver {
             let journal = self.close_journal(&samples);
-            let samples = match converted {
-                Some(converted) => converted.finish(&samples),
-                None => at_target_rate(samples, current.rate),
-            };
+            let converted = converted.unwrap_or_else(|| Resampler::new(current.rate, TARGET_RATE));
+            let samples = converted.finish(&samples);
             if let Some(path) = journal.as_deref().filter(|_| current.rate != TARGET_RATE) {
                 // Kept at Whisper's rate: a third of the disk for a 48 kHz microphone. Some
                 // milliseconds at most (a page-cache write); on failure the device-rate journal
@@ -497,17 +486,13 @@ impl RecorderThread {
 
     /// The current recording so far at 16 kHz, and its length at the device's rate.
     fn recorded_so_far(&mut self) -> (Vec<f32>, usize) {
+        let rate = self.current.map_or(TARGET_RATE, |c| c.rate);
+        let converted = self
+            .converted
+            .get_or_insert_with(|| Resampler::new(rate, TARGET_RATE));
         let shared = lock(&self.shared);
         let recording = shared.recording.as_deref().unwrap_or_default();
-        let len = recording.len();
-        let samples = match self.converted.as_mut() {
-            Some(converted) => converted.so_far(recording),
-            None => {
-                let rate = self.current.map_or(TARGET_RATE, |c| c.rate);
-                at_target_rate(recording.to_vec(), rate)
-            }
-        };
-        (samples, len)
+        (converted.so_far(recording), recording.len())
     }
 
     /// Converts what arrived since the last call to Whisper's rate (a few milliseconds of
