@@ -185,6 +185,11 @@ impl RecordingStore {
             0 | 1 => std::fs::remove_file(&sidecar),
             n => crate::private_files::write(&sidecar, (n - 1).to_string().as_bytes()),
         };
+        // No count left to take back (the recording was finished or discarded meanwhile).
+        let result = result.or_else(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => Ok(()),
+            _ => Err(e),
+        });
         if let Err(e) = result {
             tracing::warn!("{}: {e}", sidecar.display());
         }

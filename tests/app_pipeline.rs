@@ -444,4 +444,12 @@ fn a_journaled_recording_is_kept_where_it_is_and_counts_one_attempt() {
         "the journal and its attempt count, nothing else"
     );
     assert_eq!(store.unfinished()[0].attempts, 1);
+
+    // The app quits before it delivered the text: the recording is recovered at the next
+    // start, and a text ready in time is no failed attempt.
+    let Harness { worker, _dir, .. } = h;
+    drop(worker);
+    let unfinished = store.unfinished();
+    assert_eq!(unfinished.len(), 1, "{unfinished:?}");
+    assert_eq!(unfinished[0].attempts, 0, "a quit is not a failed attempt");
 }

@@ -211,6 +211,7 @@ impl Worker {
                 stream: None,
                 recordings,
                 attempted: HashSet::new(),
+                awaiting_delivery: HashSet::new(),
                 emit: Box::new(emit),
                 stop: stopping,
                 last_request: None,
@@ -242,6 +243,10 @@ struct WorkerThread {
     recordings: RecordingStore,
     /// Journals this run has begun transcribing (each attempt is counted once per run).
     attempted: HashSet<PathBuf>,
+    /// Journals whose transcription this run finished, still counted as attempted until the
+    /// app delivers the text and marks them finished. A quit before that (the text was ready
+    /// but never pasted) is no failed attempt either: those still journals are uncounted then.
+    awaiting_delivery: HashSet<PathBuf>,
     emit: Box<dyn Fn(WorkerEvent) + Send>,
     /// Set by [`Worker::stop_now`].
     stop: Arc<AtomicBool>,
@@ -425,7 +430,11 @@ impl WorkerThread {
             },
         };
         if self.crashed.remove(&job.id) {
-            // Its head's transcription panicked: the dictation ends here, kept for Retry.
+            // Its head's transcription panicked: the dictation ends here, kept for Retry, and
+            // the panic stays counted against the recording.
+            if let Some(path) = &recording {
+                self.attempted.remove(path);
+            }
             let outcome = Outcome::Crashed("the transcription of its first part panicked".into());
             return self.done(job.id, outcome, recording, None);
         }
@@ -466,7 +475,10 @@ impl WorkerThread {
             return;
         };
         if let Some(path) = &recording {
-            self.attempted.remove(path);
+            if self.attempted.remove(path) {
+                self.awaiting_delivery.retain(|journal| journal.exists());
+                self.awaiting_delivery.insert(path.clone());
+            }
         }
         (self.emit)(WorkerEvent::Done {
             id: job.id,

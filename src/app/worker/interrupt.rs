@@ -119,6 +119,12 @@ impl WorkerThread {
         for journal in std::mem::take(&mut self.attempted) {
             RecordingStore::uncount_attempt(&journal);
         }
+        // Transcribed but quit before the app delivered the text: recovered, not failed.
+        for journal in std::mem::take(&mut self.awaiting_delivery) {
+            if journal.exists() {
+                RecordingStore::uncount_attempt(&journal);
+            }
+        }
         let mut left = 0;
         for command in queue {
             let WorkerCommand::Transcribe(job) = command else {
@@ -163,6 +169,7 @@ mod tests {
             stream: None,
             recordings: store,
             attempted: HashSet::new(),
+            awaiting_delivery: HashSet::new(),
             emit: Box::new(move |event| {
                 let _ = tx.lock().unwrap().send(event);
             }),
@@ -233,6 +240,8 @@ mod tests {
         let payload = catch_unwind(|| panic!("in the head")).unwrap_err();
         worker.after_panic(Serving::of(&head), payload.as_ref());
         assert!(events.try_recv().is_err(), "nothing said before the audio");
+        RecordingStore::count_attempt(&journal);
+        worker.attempted.insert(journal.clone());
         worker.transcribe(job(5, JobAudio::Recorded(tone()), Some(journal.clone())));
         match events.try_recv().unwrap() {
             WorkerEvent::Done {
@@ -243,6 +252,34 @@ mod tests {
             } => assert_eq!(kept, journal),
             other => panic!("{other:?}"),
         }
+        // The app quits before it kept the recording for Retry: the panic stays counted.
+        worker.leave_for_next_start(VecDeque::new());
+        let unfinished = store.unfinished();
+        assert_eq!(unfinished.len(), 1, "{unfinished:?}");
+        assert_eq!(unfinished[0].attempts, 1, "a panic is a failed attempt");
+    }
+
+    #[test]
+    fn a_text_not_delivered_before_the_quit_is_no_failed_attempt() {
+        // Two dictations transcribed to the end: the app delivered the first (its journal
+        // finished) and quit before it delivered the second.
+        let dir = tempfile::tempdir().unwrap();
+        let store = RecordingStore::new(dir.path().to_path_buf(), 3);
+        let (mut worker, _events) = thread(store.clone());
+        let mut journals = Vec::new();
+        for _ in 0..2 {
+            let journal = store.save_unfinished(&tone(), SAMPLE_RATE).unwrap();
+            RecordingStore::count_attempt(&journal);
+            worker.awaiting_delivery.insert(journal.clone());
+            journals.push(journal);
+        }
+        let delivered = store.finish(&journals[0], true);
+        worker.leave_for_next_start(VecDeque::new());
+        assert!(delivered.exists(), "a delivered recording is kept as it was");
+        let unfinished = store.unfinished();
+        assert_eq!(unfinished.len(), 1, "{unfinished:?}");
+        assert_eq!(unfinished[0].path, journals[1]);
+        assert_eq!(unfinished[0].attempts, 0, "a quit is not a failed attempt");
     }
 
     /// A worker on `store` that has begun transcribing one unfinished recording's journal
