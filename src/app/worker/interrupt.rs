@@ -275,7 +275,10 @@ mod tests {
         }
         let delivered = store.finish(&journals[0], true);
         worker.leave_for_next_start(VecDeque::new());
-        assert!(delivered.exists(), "a delivered recording is kept as it was");
+        assert!(
+            delivered.exists(),
+            "a delivered recording is kept as it was"
+        );
         let unfinished = store.unfinished();
         assert_eq!(unfinished.len(), 1, "{unfinished:?}");
         assert_eq!(unfinished[0].path, journals[1]);
