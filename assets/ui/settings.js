@@ -64,7 +64,9 @@
     ]);
     if (hint) node.appendChild(el("p", { className: "hint", textContent: hint }));
     node.dataset.key = key;
-    control.id = control.id || id;
+    // The label names the field's input: a control that holds it keeps no id of its own
+    // (two elements with one id left the label, and a WebDriver, on the wrong one).
+    if (!control.querySelector("[id='" + id + "']")) control.id = control.id || id;
     return node;
   }
 
@@ -155,8 +157,8 @@
     input.addEventListener("keydown", (e) => { if (e.key === "Enter") submit(); });
     add.addEventListener("click", submit);
     const box = el("div", { className: "control" }, [chips, el("div", { className: "adder" }, [input, add])]);
-    const node = row(key, label, box, hint);
     input.id = "field-" + key;
+    const node = row(key, label, box, hint);
     fields[key] = {
       row: node,
       update(v) {
@@ -194,8 +196,8 @@
     }
     add.addEventListener("click", submit);
     const box = el("div", { className: "control" }, [list, el("div", { className: "adder" }, [said, written, add])]);
-    const node = row(key, label, box, hint);
     said.id = "field-" + key;
+    const node = row(key, label, box, hint);
     fields[key] = {
       row: node,
       update(v) {
