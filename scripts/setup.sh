@@ -78,9 +78,11 @@ build_packages=(pkg-config zlib1g-dev unzip ca-certificates
 # the workflows' `run:` scripts when it is on PATH. sox and flite: scripts/make-long-clips.sh,
 # which builds the long dictation clips of tests/desktop_long_dictation.rs.
 test_packages=(shellcheck sox flite)
-# A virtual desktop for tests/desktop.rs and the headless demonstration (tests/rig/mod.rs).
+# A virtual desktop for tests/desktop.rs and the headless demonstration (tests/rig/mod.rs);
+# webkit2gtk-driver is WebKitWebDriver, which drives the app's window in
+# tests/desktop_window_webdriver.rs.
 desktop_packages=(xvfb openbox trayer dunst xdotool xclip zenity imagemagick x11-utils
-  x11-xserver-utils pulseaudio pulseaudio-utils libasound2-plugins dbus)
+  x11-xserver-utils pulseaudio pulseaudio-utils libasound2-plugins dbus webkit2gtk-driver)
 
 install_debian_packages() {
   local wanted=("$@")

@@ -236,6 +236,10 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
     };
     app.load_model();
     app.suggest_model_once();
+    if window::automation::requested() {
+        // A WebDriver started the app (a test): its session takes the window's webview.
+        app.open_window(window::Page::History);
+    }
     // macOS: microphone and Accessibility, said once each with what to do (first_run.rs).
     app.warned_accessibility = app.check_permissions();
 
