@@ -192,7 +192,9 @@ fn the_window_does_its_work_when_a_webdriver_drives_it() {
     // Its button says Stop now, and stops it: the recording plays into the sink the desktop's
     // microphone hears, so the next dictation must not hear it.
     let (row, _) = search_row(&page, "dentist").unwrap_or_else(|e| panic!("{e}"));
-    let stop = page.find_in(&row, ".play").unwrap_or_else(|e| panic!("{e}"));
+    let stop = page
+        .find_in(&row, ".play")
+        .unwrap_or_else(|e| panic!("{e}"));
     let label = page.text(&stop).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(label, "Stop", "the play button while playing");
     page.click(&stop).unwrap_or_else(|e| panic!("{e}"));

@@ -81,6 +81,19 @@ fn quiet_end_samples(sample_rate: u32) -> usize {
 /// [`PAUSE_CHECK`] while recording: nothing is scanned while no audio has come since the last
 /// pause, and the loudest frame is measured once.
 pub fn paused_after_new_speech(recording: &[f32], since: usize, sample_rate: u32) -> bool {
+    let peak = loudest_frame(recording, sample_rate);
+    paused_after_new_speech_at(recording, since, peak, sample_rate)
+}
+
+/// [`paused_after_new_speech`] with the recording's loudest frame `peak` already known (the
+/// recorder keeps it as the recording grows, [`super::level::RunningPeak`]): the check then
+/// scans only the audio since the last pause.
+pub fn paused_after_new_speech_at(
+    recording: &[f32],
+    since: usize,
+    peak: f32,
+    sample_rate: u32,
+) -> bool {
     let before_pause = recording
         .len()
         .saturating_sub(quiet_end_samples(sample_rate));
@@ -88,7 +101,6 @@ pub fn paused_after_new_speech(recording: &[f32], since: usize, sample_rate: u32
         return false;
     }
     let gate = GateConfig::default();
-    let peak = loudest_frame(recording, sample_rate);
     ends_in_quiet(recording, peak, sample_rate, &gate)
         && !tail_is_quiet(&recording[..before_pause], since, peak, sample_rate, &gate)
 }

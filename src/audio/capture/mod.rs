@@ -38,7 +38,7 @@ mod tests;
 
 pub use source::{input_device_names, CpalSource, Feed, InputSource, OpenStream};
 
-use super::level::GateConfig;
+use super::level::{GateConfig, RunningPeak};
 use super::pause::{tail_can_end_early, FIRST_TAIL, PAUSE_CHECK};
 use super::resample::Resampler;
 use super::wav_journal::JournalWriter;
@@ -200,6 +200,9 @@ struct RecorderThread {
     current: Option<Current>,
     /// Samples (at the device's rate) of the current recording already sent as a pause.
     paused_at: usize,
+    /// The current recording's loudest frame, measured as it arrives (the pause check's
+    /// reference level).
+    peak: RunningPeak,
     /// The current recording's journal and how many of its samples are in it.
     journal: Option<(JournalWriter, usize)>,
     /// Microphone changes asked for during the current recording, applied in order once it
@@ -226,6 +229,7 @@ impl RecorderThread {
             stream_errors: mpsc::channel(),
             current: None,
             paused_at: 0,
+            peak: RunningPeak::default(),
             journal: None,
             deferred: Vec::new(),
             converted: None,
@@ -334,6 +338,7 @@ impl RecorderThread {
             rate,
         });
         self.paused_at = 0;
+        self.peak = RunningPeak::default();
         self.converted = Some(Resampler::new(rate, TARGET_RATE));
         self.journal = journal.and_then(|path| match JournalWriter::create(path, rate) {
             Ok(writer) => Some((writer, 0)),
@@ -534,7 +539,9 @@ impl RecorderThread {
             let Some(recording) = shared.recording.as_ref() else {
                 return;
             };
-            let paused = super::pause::paused_after_new_speech(recording, self.paused_at, rate);
+            let peak = self.peak.of(recording, rate);
+            let paused =
+                super::pause::paused_after_new_speech_at(recording, self.paused_at, peak, rate);
             let stride = !paused
                 && self.config.strides
                 && super::pause::stride_after_new_speech(recording, self.paused_at, rate);
