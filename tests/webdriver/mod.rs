@@ -3,8 +3,6 @@
 //! "browser" is the app (the driver starts it), find elements by CSS, click, type, read text
 //! and properties, and wait for the page to show something.
 
-#![allow(dead_code)]
-
 use serde_json::{json, Value};
 use std::path::Path;
 use std::thread;
@@ -128,12 +126,6 @@ impl Session {
             .ok_or_else(|| format!("not an element: {value}"))
     }
 
-    /// The page's title (the document's, not the window's).
-    pub fn title(&self) -> Result<String, String> {
-        let value = self.command("GET", "/title", None)?;
-        Ok(value.as_str().unwrap_or_default().to_string())
-    }
-
     /// The first element matching `css`.
     pub fn find(&self, css: &str) -> Result<Element, String> {
         let body = json!({ "using": "css selector", "value": css });
@@ -185,11 +177,6 @@ impl Session {
     pub fn property(&self, element: &Element, name: &str) -> Result<Value, String> {
         let path = format!("/element/{}/property/{name}", element.0);
         self.command("GET", &path, None)
-    }
-
-    pub fn is_displayed(&self, element: &Element) -> Result<bool, String> {
-        let path = format!("/element/{}/displayed", element.0);
-        Ok(self.command("GET", &path, None)?.as_bool().unwrap_or(false))
     }
 
     /// Ends the session (the driver stops the browser it started).
