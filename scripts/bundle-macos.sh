@@ -9,6 +9,8 @@
 # The bundle:
 #   Contents/Info.plist                 Info.plist with @VERSION@ = Cargo.toml's version
 #   Contents/MacOS/whisper-dictation    the release binary
+#   Contents/MacOS/whisper-dictation-window   the History/Settings window's own process (no
+#                                       libtorch; found beside the binary given with --binary)
 #   Contents/Resources/AppIcon.icns     assets/icons/AppIcon.icns (scripts/make-icns.py)
 #   Contents/Resources/{en,pl}.lproj/InfoPlist.strings   the microphone prompt in each language
 #   Contents/Frameworks/*.dylib         the libtorch dylibs the binary needs, libomp included
@@ -16,7 +18,8 @@
 # The binary is linked with an absolute rpath to the build's libtorch (build.rs); here it is
 # replaced by @executable_path/../Frameworks, every bundled dylib gets the install name
 # @rpath/<name> and keeps only relative rpaths, so the app runs from wherever it is put. Then
-# everything is signed, inside out: each dylib, then the app with resources/*.entitlements. Ad
+# everything is signed, inside out: each dylib and the window's executable (whose absolute
+# rpath goes too: it needs no libtorch), then the app with resources/*.entitlements. Ad
 # hoc by default (runs on the Mac that built it and, after the quarantine is removed, on others;
 # see docs/M1_SETUP.md), but every build is then a new code identity and macOS forgets the
 # Microphone and Accessibility grants at each rebuild. With --identity "Developer ID
@@ -36,6 +39,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 app_name="Whisper Dictation"
 exe_name=whisper-dictation
+window_exe=whisper-dictation-window
 frameworks_rpath='@executable_path/../Frameworks'
 # The layout-only list. On a Mac the real list is read from the binary (otool -L); for PyPI's
 # torch 2.13.0 macOS wheel it is exactly these (its Mach-O load commands, read on Linux: the
@@ -81,10 +85,12 @@ version=$(sed -n '/^\[package\]/,/^\[/s/^version *= *"\([^"]*\)".*/\1/p' "$root/
 
 if [ -z "$binary" ]; then
   say "building the release binary"
-  (cd "$root" && cargo build --release --bin "$exe_name" >&2)
+  (cd "$root" && cargo build --release --bin "$exe_name" --bin "$window_exe" >&2)
   binary="$root/target/release/$exe_name"
 fi
 [ -f "$binary" ] || die "no binary at $binary"
+window_binary="$(dirname "$binary")/$window_exe"
+[ -f "$window_binary" ] || die "no window executable at $window_binary (cargo build --release --bins)"
 
 if [ -z "$libtorch_lib" ]; then
   libtorch_lib="$root/.libtorch/lib"
@@ -125,6 +131,9 @@ record file Contents/Info.plist
 cp "$binary" "$stage/Contents/MacOS/$exe_name"
 chmod 755 "$stage/Contents/MacOS/$exe_name"
 record file "Contents/MacOS/$exe_name"
+cp "$window_binary" "$stage/Contents/MacOS/$window_exe"
+chmod 755 "$stage/Contents/MacOS/$window_exe"
+record file "Contents/MacOS/$window_exe"
 cp "$root/assets/icons/AppIcon.icns" "$stage/Contents/Resources/AppIcon.icns"
 record file Contents/Resources/AppIcon.icns
 for lproj in "$root"/resources/*.lproj; do
@@ -183,6 +192,20 @@ else
   record rpath-delete "$exe_rel" "$libtorch_lib"
   record rpath-ensure "$exe_rel" "$frameworks_rpath"
 fi
+# The window's executable needs no libtorch: build.rs's rpath (given to every target) goes.
+window_rel="Contents/MacOS/$window_exe"
+if [ "$mode" = macos ]; then
+  if otool -L "$stage/$window_rel" | grep -q '@rpath/'; then
+    die "$window_exe links a library by @rpath (libtorch?): it must stay without it"
+  fi
+  while read -r rpath; do
+    [ -n "$rpath" ] || continue
+    install_name_tool -delete_rpath "$rpath" "$stage/$window_rel"
+    record rpath-delete "$window_rel" "$rpath"
+  done < <(lc_rpaths "$stage/$window_rel")
+else
+  record rpath-delete "$window_rel" "$libtorch_lib"
+fi
 for lib in "${dylibs[@]}"; do
   rel="Contents/Frameworks/$lib"
   if [ "$mode" = macos ]; then
@@ -204,7 +227,7 @@ done
 
 # On a Mac, check the result: nothing may point outside the bundle but the system's libraries.
 if [ "$mode" = macos ]; then
-  for file in "$stage/$exe_rel" "$stage"/Contents/Frameworks/*.dylib; do
+  for file in "$stage/$exe_rel" "$stage/$window_rel" "$stage"/Contents/Frameworks/*.dylib; do
     bad=$(otool -L "$file" | tail -n +2 | awk '{print $1}' \
       | grep -v -e '^@rpath/' -e '^/usr/lib/' -e '^/System/Library/' || true)
     [ -z "$bad" ] || die "$(basename "$file") still links outside the bundle: $bad"
@@ -234,6 +257,9 @@ for lib in "${dylibs[@]}"; do
   [ "$mode" = macos ] && codesign "${sign_flags[@]}" "$stage/Contents/Frameworks/$lib"
   record sign "Contents/Frameworks/$lib" "$identity"
 done
+# The window's executable: no entitlements (it records nothing and sends no keystrokes).
+[ "$mode" = macos ] && codesign "${sign_flags[@]}" "$stage/$window_rel"
+record sign "$window_rel" "$identity"
 if [ "$mode" = macos ]; then
   codesign "${sign_flags[@]}" --entitlements "$entitlements" "$stage"
   codesign --verify --strict --verbose=2 "$stage" >&2

@@ -39,6 +39,11 @@ impl Fixture {
             b"\xcf\xfa\xed\xfe placeholder binary",
         )
         .unwrap();
+        fs::write(
+            dir.path().join("whisper-dictation-window"),
+            b"\xcf\xfa\xed\xfe placeholder window binary",
+        )
+        .unwrap();
         for name in [
             "libtorch.dylib",
             "libtorch_cpu.dylib",
@@ -173,6 +178,7 @@ fn the_layout_holds_the_binary_the_dylibs_the_icon_and_the_plists() {
         "Contents/Info.plist",
         "Contents/PkgInfo",
         "Contents/MacOS/whisper-dictation",
+        "Contents/MacOS/whisper-dictation-window",
         "Contents/Resources/AppIcon.icns",
         "Contents/Resources/en.lproj/InfoPlist.strings",
         "Contents/Resources/pl.lproj/InfoPlist.strings",
@@ -308,14 +314,23 @@ fn the_manifest_records_rpaths_install_names_and_signatures() {
     // The executable: the build's absolute rpath to libtorch goes, the Frameworks one comes.
     let exe = "Contents/MacOS/whisper-dictation";
     let canonical_lib = fs::canonicalize(fixture.lib()).unwrap();
+    let window = "Contents/MacOS/whisper-dictation-window";
+    let canonical_lib = canonical_lib.to_string_lossy().into_owned();
     assert_eq!(
         steps(&manifest, "rpath-delete"),
-        vec![[
-            exe.to_string(),
-            canonical_lib.to_string_lossy().into_owned()
+        vec![
+            [exe.to_string(), canonical_lib.clone()].as_slice(),
+            // The window's executable keeps no rpath: it links no libtorch.
+            [window.to_string(), canonical_lib].as_slice()
         ]
-        .as_slice()]
     );
+    assert!(
+        !steps(&manifest, "rpath-ensure")
+            .iter()
+            .any(|step| step[0] == window),
+        "the window's executable needs no Frameworks rpath"
+    );
+    assert!(steps(&manifest, "sign").contains(&[window.to_string(), "-".to_string()].as_slice()));
     let ensured = steps(&manifest, "rpath-ensure");
     assert!(ensured.contains(
         &[
@@ -540,8 +555,15 @@ impl FakeMac {
             all.extend_from_slice(&system);
             serde_json::json!({ "id": id, "loads": all, "rpaths": [rpath] })
         };
+        let mut window_loads = vec![
+            "/System/Library/Frameworks/WebKit.framework/Versions/A/WebKit",
+            "/System/Library/Frameworks/AppKit.framework/Versions/C/AppKit",
+        ];
+        window_loads.extend_from_slice(&system);
         let state = serde_json::json!({
             "whisper-dictation": { "id": null, "loads": exe_loads, "rpaths": [lib] },
+            // build.rs gives every target the rpath; the window's executable needs none.
+            "whisper-dictation-window": { "id": null, "loads": window_loads, "rpaths": [lib] },
             "libtorch.dylib": dylib("@rpath/libtorch.dylib", &["@rpath/libtorch_cpu.dylib", "@rpath/libc10.dylib"], "@loader_path"),
             "libtorch_cpu.dylib": dylib("@rpath/libtorch_cpu.dylib", &["@rpath/libc10.dylib", "@rpath/libomp.dylib"], "@loader_path"),
             "libc10.dylib": dylib("@rpath/libc10.dylib", &[], "@loader_path"),
@@ -621,6 +643,11 @@ fn the_macos_branch_fixes_rpaths_signs_inside_out_and_checks_the_result() {
         state["whisper-dictation"]["rpaths"],
         serde_json::json!(["@executable_path/../Frameworks"])
     );
+    assert_eq!(
+        state["whisper-dictation-window"]["rpaths"],
+        serde_json::json!([]),
+        "the window's executable links no libtorch"
+    );
     for dylib in DYLIBS {
         assert_eq!(state[dylib]["id"], format!("@rpath/{dylib}"), "{dylib}");
     }
@@ -634,10 +661,11 @@ fn the_macos_branch_fixes_rpaths_signs_inside_out_and_checks_the_result() {
         serde_json::json!(["@loader_path"])
     );
 
-    // Signing: every dylib, then the app with the entitlements, then the check.
+    // Signing: every dylib, the window's executable, then the app with the entitlements, then
+    // the check.
     let calls = mac.calls();
     let codesign: Vec<&Vec<String>> = calls.iter().filter(|c| c[0] == "codesign").collect();
-    assert_eq!(codesign.len(), DYLIBS.len() + 2, "{codesign:?}");
+    assert_eq!(codesign.len(), DYLIBS.len() + 3, "{codesign:?}");
     for call in &codesign[..DYLIBS.len()] {
         assert!(call.last().unwrap().ends_with(".dylib"), "{call:?}");
         assert!(call.contains(&"--sign".to_string()) && call.contains(&"-".to_string()));
@@ -646,14 +674,23 @@ fn the_macos_branch_fixes_rpaths_signs_inside_out_and_checks_the_result() {
             "ad hoc: no hardened runtime"
         );
     }
-    let app_sign = codesign[DYLIBS.len()];
+    let window_sign = codesign[DYLIBS.len()];
+    assert!(
+        window_sign
+            .last()
+            .unwrap()
+            .ends_with("Contents/MacOS/whisper-dictation-window")
+            && !window_sign.contains(&"--entitlements".to_string()),
+        "{window_sign:?}"
+    );
+    let app_sign = codesign[DYLIBS.len() + 1];
     assert!(
         app_sign.last().unwrap().ends_with(".app.partial"),
         "{app_sign:?}"
     );
     let at = app_sign.iter().position(|a| a == "--entitlements").unwrap();
     assert!(app_sign[at + 1].ends_with("resources/whisper-dictation.entitlements"));
-    assert!(codesign[DYLIBS.len() + 1].contains(&"--verify".to_string()));
+    assert!(codesign[DYLIBS.len() + 2].contains(&"--verify".to_string()));
     // rpaths were fixed before anything was signed (a change after signing breaks it).
     let first_sign = calls.iter().position(|c| c[0] == "codesign").unwrap();
     let last_edit = calls
@@ -749,17 +786,36 @@ fn a_self_signed_identity_signs_without_the_hardened_runtime() {
     assert_eq!(app_sign[4], "signing=self-signed");
 }
 
-/// The codesign calls that signed (not the final --verify): every dylib, then the app, each
-/// with `identity`.
+/// The codesign calls that signed (not the final --verify): every dylib, the window's
+/// executable, then the app, each with `identity`.
 fn signing_calls<'a>(calls: &'a [Vec<String>], identity: &str) -> Vec<&'a Vec<String>> {
     let signs: Vec<&Vec<String>> = calls
         .iter()
         .filter(|c| c[0] == "codesign" && !c.contains(&"--verify".to_string()))
         .collect();
-    assert_eq!(signs.len(), DYLIBS.len() + 1, "{signs:?}");
+    assert_eq!(signs.len(), DYLIBS.len() + 2, "{signs:?}");
     for call in &signs {
         let at = call.iter().position(|a| a == "--sign").unwrap();
         assert_eq!(call[at + 1], identity, "{call:?}");
     }
     signs
+}
+
+#[test]
+fn the_macos_branch_refuses_a_window_executable_that_links_libtorch() {
+    let mac = FakeMac::new(&[]);
+    let mut state = mac.state();
+    state["whisper-dictation-window"]["loads"]
+        .as_array_mut()
+        .unwrap()
+        .push("@rpath/libtorch.dylib".into());
+    fs::write(&mac.state, serde_json::to_vec_pretty(&state).unwrap()).unwrap();
+    let output = mac.bundle();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("whisper-dictation-window links a library by @rpath"),
+        "{stderr}"
+    );
+    assert!(!mac.fixture.app().exists(), "no bundle from a failed run");
 }

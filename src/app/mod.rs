@@ -252,14 +252,10 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
             }
             Event::UserEvent(event) => app.handle(event),
             Event::RedrawRequested(window) => app.overlay.redraw(window),
-            Event::WindowEvent {
-                window_id, event, ..
-            } => app.history_window.window_event(window_id, &event),
             _ => {}
         }
         app.overlay.tick(Instant::now());
         app.overlay.sync(target);
-        app.history_window.sync(target);
         let deadline = [
             app.dictation.next_deadline(),
             app.next_permission_check,

@@ -1,4 +1,5 @@
-//! The platform seam: the only module with `#[cfg(target_os)]`. Everything here is a thin
+//! The platform seam: the only module of the library with `#[cfg(target_os)]` (the window
+//! process has its own, `src/window_host/webview.rs`). Everything here is a thin
 //! query of the OS; the decisions made from the answers live in portable code (and the parsing
 //! of what the OS returns is portable too, so Linux tests exercise it).
 
@@ -8,7 +9,6 @@ mod focus;
 mod input;
 mod notifications;
 mod power;
-mod webview;
 
 pub use clipboard::set_clipboard_text;
 pub use file_modes::{dir_builder_mode, mode_of, open_options_mode, set_mode};
@@ -16,7 +16,6 @@ pub use focus::{class_of_wm_class, Focus, FocusProbe};
 pub use input::{clipboard_change_count, prime_keyboard_events, symbolic_hotkeys_plist};
 pub use notifications::{set_notification_sender, show_notification};
 pub use power::{performance_cores, UserActivity};
-pub use webview::{build_webview, WEBVIEW_INCOGNITO};
 
 /// Whether this is macOS, for the few portable decisions that differ there (key names shown as
 /// ⌃⌥⌘, template icons).

@@ -23,15 +23,17 @@ pub enum WindowRequest {
         model: String,
         found: Result<String, String>,
     },
+    /// What the window process said (`host.rs`).
+    Host(super::host::HostEvent),
 }
 
 impl App {
-    /// The menu's "History…": the window opens at the loop's next turn.
+    /// The menu's "History…": the window opens.
     pub(in crate::app) fn open_history_window(&mut self) {
         self.open_window(super::Page::History);
     }
 
-    /// The window, opened (or brought to the front) on `page` at the loop's next turn.
+    /// The window, opened (or brought to the front) on `page`.
     pub(in crate::app) fn open_window(&mut self, page: super::Page) {
         let started = std::time::Instant::now();
         let form = (
@@ -46,6 +48,7 @@ impl App {
         let models_proxy = self.proxy.clone();
         let proxy = self.proxy.clone();
         let back = self.proxy.clone();
+        let host_proxy = self.proxy.clone();
         let retranscription = RetranscriptionContext {
             models_dir: crate::paths::models_dir().ok(),
             current_model: self
@@ -80,6 +83,9 @@ impl App {
             models: Box::new(move |request| {
                 let _ = models_proxy.send_event(AppEvent::Window(WindowRequest::Models(request)));
             }),
+            host_events: Box::new(move |event| {
+                let _ = host_proxy.send_event(AppEvent::Window(WindowRequest::Host(event)));
+            }),
         });
     }
 
@@ -90,6 +96,7 @@ impl App {
             WindowRequest::Apply(change) => self.apply_setting(change),
             WindowRequest::Models(request) => self.models_request(request),
             WindowRequest::ModelVerified { model, found } => self.model_verified(model, found),
+            WindowRequest::Host(event) => self.history_window.host_event(event),
         }
     }
 }

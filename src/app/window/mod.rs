@@ -1,25 +1,30 @@
-//! The History window: one tao window with the system webview (wry: WebKitGTK on Linux,
-//! WKWebView on macOS) showing the dictation history, opened from the menu's "History…", and
-//! the settings, opened on its Settings page from "Settings…" ([`Page`]; the page's form is
+//! The History window: a window with the system webview (wry: WebKitGTK on Linux, WKWebView
+//! on macOS) showing the dictation history, opened from the menu's "History…", and the
+//! settings, opened on its Settings page from "Settings…" ([`Page`]; the page's form is
 //! [`form`], its commands [`settings_page`], the app's side of a change `settings_side.rs`).
 //!
-//! This module owns the window, its webview and the window's own connection to the history
-//! database (`history.sqlite3` in the state folder; WAL lets it sit beside the app's history
-//! thread, which is not involved). Their life: closed (nothing exists: no webview, no web
-//! process, no connection, no timer, no thread) → requested by the menu
-//! ([`HistoryWindow::request`]) → open, at the next turn of the event loop
-//! ([`HistoryWindow::sync`]; a second "History…" only brings it to the front) → closed when the
-//! person closes it ([`HistoryWindow::window_event`]): the webview is dropped, then the window;
-//! the connection and the IPC handler go with the webview.
+//! The window and its webview live in their own process (`whisper-dictation-window`,
+//! [`host`]), so that nothing of WebKit stays in the app once the window is closed (measured:
+//! +33 to +78 MB left in the app when it was in-process). This module owns the app's side:
+//! the window's connection to the history database (`history.sqlite3` in the state folder;
+//! WAL lets it sit beside the app's history thread, which is not involved) and the answers to
+//! the page. Their life: closed (nothing exists: no process, no webview, no connection, no
+//! timer, no thread) → requested by the menu ([`HistoryWindow::request`]: the process starts;
+//! a second "History…" only brings it to the front) → open, the page's messages arriving
+//! through the event loop ([`HistoryWindow::host_event`]) → closed when the person closes it:
+//! the process ends, and the connection goes with it.
 //!
-//! The page is bundled in the binary and served through `app://` ([`protocol`]); the page
-//! may only send the commands of [`ipc`], answered by one script call each. Words: [`texts`].
+//! The page is bundled in the app and handed to the window process, which serves it through
+//! `app://` ([`protocol`]); the page may only send the commands of [`ipc`], answered by one
+//! script call each. Words: [`texts`].
 
 mod actions;
 mod app_side;
 pub mod automation;
 pub mod diff;
 pub mod form;
+pub mod host;
+pub mod host_link;
 pub mod ipc;
 pub mod models_page;
 mod models_side;
@@ -34,20 +39,20 @@ pub mod texts;
 use crate::history::History;
 use crate::i18n::UiLang;
 use crate::recordings::RecordingStore;
-use std::cell::RefCell;
+use host::{FromHost, HostEvent, WindowProcess};
+use host_link::{FromWindow, ToWindow};
 use std::path::PathBuf;
-use std::rc::{Rc, Weak};
+use std::sync::mpsc;
 use std::time::Instant;
-use tao::dpi::LogicalSize;
-use tao::event::WindowEvent;
-use tao::event_loop::EventLoopWindowTarget;
-use tao::window::{Window, WindowBuilder, WindowId};
-use wry::{NewWindowResponse, WebContext, WebView, WebViewBuilder};
 
 pub use actions::RetranscriptionContext;
 pub use app_side::WindowRequest;
 pub use settings_page::Page;
 use settings_page::SettingsSession;
+
+/// The window's size when it opens, and the smallest it may be made (logical pixels).
+const SIZE: (f64, f64) = (760.0, 600.0);
+const MIN_SIZE: (f64, f64) = (420.0, 320.0);
 
 /// What the window needs from the app when it opens.
 pub struct WindowContext {
@@ -74,74 +79,42 @@ pub struct WindowContext {
     pub apply: Box<dyn FnMut(form::Change)>,
     /// Hands the Models page's requests to the app.
     pub models: Box<dyn FnMut(models_page::ModelRequest)>,
-}
-
-/// Why the window could not be opened.
-#[derive(Debug, thiserror::Error)]
-pub enum WindowError {
-    #[error("cannot create the history window: {0}")]
-    Window(String),
-    #[error("cannot create the history window's web view: {0}")]
-    WebView(#[from] wry::Error),
+    /// Hands what the window process says to the app's event loop.
+    pub host_events: Box<dyn Fn(HostEvent) + Send>,
 }
 
 /// The History window; see the module doc for its life.
 #[derive(Default)]
 pub struct HistoryWindow {
-    /// A menu click waiting for the event loop's next turn, with when it came.
-    requested: Option<(Instant, WindowContext)>,
     open: Option<Open>,
-    /// The webview's context, made at the first open and kept for the app's run: on Linux the
-    /// WebKit context owns the `app://` handler and the one network process WebKit keeps (see
-    /// `platform::WEBVIEW_INCOGNITO`); a GObject, no thread or timer of the app's.
-    web_context: Option<WebContext>,
+    /// The last window process's number.
+    processes: u64,
 }
 
-/// An open window. Fields drop in order: the webview before its window.
+/// An open window: its process and the app's side of its page.
 struct Open {
-    webview: Rc<WebView>,
-    window: Rc<Window>,
-    /// The IPC handler's session (the handler holds it too, and goes with the webview).
-    session: Rc<RefCell<Session>>,
+    process: WindowProcess,
+    session: Session,
 }
 
 impl HistoryWindow {
-    /// The menu's "History…": the window opens (or comes to the front) at the next
-    /// [`Self::sync`].
+    /// The menu's "History…": the window opens, or comes to the front on `context.page`.
     pub fn request(&mut self, context: WindowContext) {
-        self.requested = Some((Instant::now(), context));
-    }
-
-    /// Whether the window is open.
-    pub fn is_open(&self) -> bool {
-        self.open.is_some()
-    }
-
-    /// Opens a requested window. Called at every turn of the event loop (a window can only
-    /// be created with its target).
-    pub fn sync<T: 'static>(&mut self, target: &EventLoopWindowTarget<T>) {
-        let Some((clicked, context)) = self.requested.take() else {
-            return;
-        };
+        let clicked = Instant::now();
         if let Some(open) = &self.open {
-            open.window.set_visible(true);
-            open.window.set_focus();
-            open.window.set_title(context.page.title(context.lang));
+            open.process.send(ToWindow::Show {
+                title: context.page.title(context.lang).to_string(),
+            });
             let show = ipc::Reply::Show { page: context.page };
             settings_page::log_reply(&show);
-            open.send(&show);
+            open.session.send_to_page(&show);
             return;
         }
-        let data = context.webview_data.clone();
-        let web_context = self.web_context.get_or_insert_with(|| {
-            let mut web_context = WebContext::new(Some(data));
-            if automation::requested() {
-                tracing::warn!("the window's webview may be driven by a WebDriver (a test run)");
-                web_context.set_allows_automation(true);
-            }
-            web_context
-        });
-        match open(target, web_context, clicked, context) {
+        let Some(program) = host::executable() else {
+            return tracing::warn!("history window: cannot tell where the app's program is");
+        };
+        self.processes += 1;
+        match open(&program, self.processes, clicked, context) {
             Ok(open) => {
                 tracing::info!(
                     after_click_ms = clicked.elapsed().as_millis() as u64,
@@ -149,34 +122,45 @@ impl HistoryWindow {
                 );
                 self.open = Some(open);
             }
-            Err(e) => tracing::warn!("{e}"),
+            Err(e) => tracing::warn!("history window: {e}"),
         }
     }
 
-    /// A window event; closing this window drops it and everything it holds.
-    pub fn window_event(&mut self, id: WindowId, event: &WindowEvent) {
-        let ours = self.open.as_ref().is_some_and(|o| o.window.id() == id);
-        if ours && matches!(event, WindowEvent::CloseRequested | WindowEvent::Destroyed) {
-            self.close();
+    /// Whether the window is open.
+    pub fn is_open(&self) -> bool {
+        self.open.is_some()
+    }
+
+    /// What the window process said: a message of the page, a warning, or its end (the
+    /// person closed the window).
+    pub fn host_event(&mut self, event: HostEvent) {
+        let Some(open) = self.open.as_mut().filter(|o| o.process.id == event.process) else {
+            return; // A window closed before: nothing of it is left to answer.
+        };
+        match event.what {
+            FromHost::Window(FromWindow::Message { url, body }) => {
+                open.session.message(&url, &body);
+            }
+            FromHost::Window(FromWindow::Warning { text }) => tracing::warn!("{text}"),
+            FromHost::Ended { status } => {
+                self.open = None;
+                tracing::info!(%status, "history window closed");
+            }
         }
     }
 
     /// The app's settings changed (a menu choice, or a change the page asked for): the open
     /// Settings page shows them; for a change the page asked for, `applied` is the answer.
     pub fn settings_changed(&mut self, values: form::FormValues, applied: Option<ipc::Reply>) {
-        let Some(open) = &self.open else {
+        let Some(open) = &mut self.open else {
             return;
         };
-        let choices = match open.session.try_borrow_mut() {
-            Ok(mut session) => {
-                session.settings.values = values.clone();
-                session.settings.choices.clone()
-            }
-            Err(_) => return tracing::warn!("settings page: not updated (busy)"),
-        };
+        let session = &mut open.session;
+        session.settings.values = values.clone();
+        let choices = session.settings.choices.clone();
         let reply = applied.unwrap_or(ipc::Reply::Settings { values, choices });
         settings_page::log_reply(&reply);
-        open.send(&reply);
+        session.send_to_page(&reply);
     }
 
     /// An answer of the app to the Models page (a list, a download's progress, an action
@@ -184,56 +168,32 @@ impl HistoryWindow {
     pub fn models_reply(&mut self, reply: ipc::Reply) {
         if let Some(open) = &self.open {
             models_page::log_reply(&reply);
-            open.send(&reply);
-        }
-    }
-
-    /// Closes the window (nothing of it stays alive: a recording playing stops).
-    pub fn close(&mut self) {
-        if let Some(open) = self.open.take() {
-            let Open {
-                webview,
-                window,
-                session,
-            } = open;
-            drop(webview);
-            drop(window);
-            drop(session);
-            tracing::info!("history window closed");
+            open.session.send_to_page(&reply);
         }
     }
 
     /// A re-transcription the window asked for is done: kept with its entry and shown, when
     /// the window is still open (else only logged, by [`retranscribe::run`]).
     pub fn retranscribed(&mut self, done: retranscribe::Retranscription) {
-        if let Some(open) = &self.open {
-            open.session.borrow_mut().retranscribed(done);
+        if let Some(open) = &mut self.open {
+            open.session.retranscribed(done);
         }
     }
 }
 
-impl Open {
-    /// Hands `reply` to the page.
-    fn send(&self, reply: &ipc::Reply) {
-        if let Err(e) = self.webview.evaluate_script(&ipc::reply_script(reply)) {
-            tracing::warn!("history window: cannot answer the page: {e}");
-        }
-    }
-}
-
-/// What the IPC handler holds while the window is open: the database connection and the
-/// recordings' owner. Dropped with the webview.
+/// What answers the page while the window is open: the database connection and the
+/// recordings' owner. Dropped when the window process ends.
 struct Session {
     history: Result<History, String>,
     recordings: RecordingStore,
     actions: actions::WindowActions,
     clicked: Instant,
     painted: bool,
-    webview: Weak<WebView>,
+    /// The pipe to the window process.
+    to_window: mpsc::Sender<ToWindow>,
     /// The page the window opened on (its first paint is the one logged).
     page: Page,
     lang: UiLang,
-    window: Weak<Window>,
     settings: SettingsSession,
     models: models_page::ModelsSession,
 }
@@ -248,9 +208,9 @@ impl Session {
         match &command {
             ipc::Command::Page { page } => {
                 tracing::info!(page = page.name(), "window: page chosen");
-                if let Some(window) = self.window.upgrade() {
-                    window.set_title(page.title(self.lang));
-                }
+                let _ = self.to_window.send(ToWindow::Title {
+                    title: page.title(self.lang).to_string(),
+                });
                 return;
             }
             ipc::Command::Shown { page } => {
@@ -271,11 +231,7 @@ impl Session {
                 let reply = self.settings.handle(command);
                 if let Some(reply) = &reply {
                     settings_page::log_reply(reply);
-                }
-                if let (Some(reply), Some(webview)) = (reply, self.webview.upgrade()) {
-                    if let Err(e) = webview.evaluate_script(&ipc::reply_script(&reply)) {
-                        tracing::warn!("settings page: cannot answer the page: {e}");
-                    }
+                    self.send_to_page(reply);
                 }
                 return;
             }
@@ -313,11 +269,14 @@ impl Session {
 
     fn send(&self, reply: ipc::Reply) {
         log_reply(&reply);
-        if let Some(webview) = self.webview.upgrade() {
-            if let Err(e) = webview.evaluate_script(&ipc::reply_script(&reply)) {
-                tracing::warn!("history window: cannot answer the page: {e}");
-            }
-        }
+        self.send_to_page(&reply);
+    }
+
+    /// Hands `reply` to the page (the window process runs it as a script).
+    fn send_to_page(&self, reply: &ipc::Reply) {
+        let _ = self.to_window.send(ToWindow::Script {
+            js: ipc::reply_script(reply),
+        });
     }
 }
 
@@ -373,25 +332,41 @@ fn log_reply(reply: &ipc::Reply) {
     }
 }
 
-fn open<T: 'static>(
-    target: &EventLoopWindowTarget<T>,
-    web_context: &mut WebContext,
+/// Starts the window process on `context.page` and the session that answers it.
+fn open(
+    program: &std::path::Path,
+    id: u64,
     clicked: Instant,
     context: WindowContext,
-) -> Result<Open, WindowError> {
-    let window = WindowBuilder::new()
-        .with_title(context.page.title(context.lang))
-        .with_inner_size(LogicalSize::new(760.0, 600.0))
-        .with_min_inner_size(LogicalSize::new(420.0, 320.0))
-        .build(target)
-        .map(Rc::new)
-        .map_err(|e| WindowError::Window(e.to_string()))?;
+) -> Result<Open, host::StartError> {
+    let opening = host_link::OpenWindow {
+        version: host_link::VERSION,
+        title: context.page.title(context.lang).to_string(),
+        url: format!(
+            "{}#{}",
+            protocol::start_url(context.lang),
+            context.page.name()
+        ),
+        size: SIZE,
+        min_size: MIN_SIZE,
+        data_dir: Some(context.webview_data.to_string_lossy().into_owned()),
+        incognito: host::WEBVIEW_INCOGNITO,
+        automation: automation::requested(),
+        scheme: protocol::SCHEME.to_string(),
+        origin: protocol::ORIGIN.to_string(),
+        csp: protocol::CSP.to_string(),
+        assets: protocol::bundle(),
+    };
+    if opening.automation {
+        tracing::warn!("the window's webview may be driven by a WebDriver (a test run)");
+    }
+    let process = WindowProcess::start(program, id, opening, context.host_events)?;
     // Never sets a damaged file aside: the app's history thread does that, and says so.
     let history = History::open_as_is(&context.database).map_err(|e| e.to_string());
     if let Err(e) = &history {
         tracing::warn!("history window: {e}");
     }
-    let session = Rc::new(RefCell::new(Session {
+    let session = Session {
         history,
         recordings: context.recordings,
         actions: actions::WindowActions::new(
@@ -401,10 +376,9 @@ fn open<T: 'static>(
         ),
         clicked,
         painted: false,
-        webview: Weak::new(),
+        to_window: process.sender(),
         page: context.page,
         lang: context.lang,
-        window: Rc::downgrade(&window),
         settings: SettingsSession {
             values: context.form.0,
             choices: context.form.1,
@@ -414,51 +388,6 @@ fn open<T: 'static>(
         models: models_page::ModelsSession {
             request: context.models,
         },
-    }));
-    let from_page = Rc::clone(&session);
-    // Registered once per context where the context holds it (Linux), per webview elsewhere.
-    let protocol_registered = web_context.is_custom_protocol_registered(protocol::SCHEME);
-    let mut builder = WebViewBuilder::new_with_web_context(web_context)
-        .with_incognito(crate::platform::WEBVIEW_INCOGNITO)
-        .with_devtools(false);
-    if !protocol_registered {
-        // The page's language is in its path (`/pl/index.html`): the handler outlives one open.
-        builder = builder.with_custom_protocol(protocol::SCHEME.into(), |_id, request| {
-            protocol::response(protocol::asset(request.uri().path()))
-        });
-    }
-    let builder = builder
-        .with_ipc_handler(move |request| {
-            let url = request.uri().to_string();
-            match from_page.try_borrow_mut() {
-                Ok(mut session) => session.message(&url, request.body()),
-                // Only if a reply re-entered the handler; the page asks again on its next input.
-                Err(_) => tracing::warn!("history window: a message arrived while one was handled"),
-            }
-        })
-        .with_navigation_handler(|url| {
-            let allowed = protocol::may_navigate(&url);
-            if !allowed {
-                tracing::warn!(url = %url.chars().take(200).collect::<String>(), "history window: navigation refused");
-            }
-            allowed
-        })
-        .with_new_window_req_handler(|url, _features| {
-            tracing::warn!(url = %url.chars().take(200).collect::<String>(), "history window: new window refused");
-            NewWindowResponse::Deny
-        })
-        .with_download_started_handler(|_url, _path| false)
-        .with_drag_drop_handler(|_| true)
-        .with_url(format!(
-            "{}#{}",
-            protocol::start_url(context.lang),
-            context.page.name()
-        ));
-    let webview = Rc::new(crate::platform::build_webview(builder, &window)?);
-    session.borrow_mut().webview = Rc::downgrade(&webview);
-    Ok(Open {
-        webview,
-        window,
-        session,
-    })
+    };
+    Ok(Open { process, session })
 }

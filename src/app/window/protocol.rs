@@ -1,5 +1,6 @@
-//! The History window's pages: served from the binary through the `app://` custom protocol,
-//! never from the network or `file://`. Every answer carries the strict content-security
+//! The History window's pages: bundled in the binary, handed to the window process
+//! ([`bundle`]), which serves them through the `app://` custom protocol, never from the
+//! network or `file://`. Every answer carries the strict content-security
 //! policy ([`CSP`]), which the page repeats in a `<meta>` tag; any other path is a 404, and
 //! only the window's own origin may be navigated to ([`may_navigate`]).
 
@@ -10,7 +11,7 @@ use std::borrow::Cow;
 pub const SCHEME: &str = "app";
 /// The origin every page and asset comes from (WebKitGTK and WKWebView both use
 /// `<scheme>://<host>` for a custom protocol).
-const ORIGIN: &str = "app://localhost/";
+pub const ORIGIN: &str = "app://localhost/";
 
 /// Nothing but the bundled script and style sheet: no inline script, no eval, no network,
 /// no frames, no forms. The IPC (`window.ipc.postMessage`) is a script message, not a fetch,
@@ -24,6 +25,15 @@ const STYLE_CSS: &str = include_str!("../../../assets/ui/style.css");
 const APP_JS: &str = include_str!("../../../assets/ui/app.js");
 const SETTINGS_JS: &str = include_str!("../../../assets/ui/settings.js");
 const MODELS_JS: &str = include_str!("../../../assets/ui/models.js");
+/// The files of each language's folder.
+const FILES: [&str; 6] = [
+    "index.html",
+    "style.css",
+    "app.js",
+    "labels.js",
+    "settings.js",
+    "models.js",
+];
 
 /// Whether `url` is one of the window's own pages.
 pub fn is_own_url(url: &str) -> bool {
@@ -108,17 +118,21 @@ fn index_html(lang: UiLang) -> String {
         .replace("{{csp}}", CSP)
 }
 
-/// The protocol handler's HTTP answer for `asset`.
-pub fn response(asset: Asset) -> wry::http::Response<Cow<'static, [u8]>> {
-    let built = wry::http::Response::builder()
-        .status(asset.status)
-        .header("Content-Type", asset.content_type)
-        .header("Content-Security-Policy", CSP)
-        .header("X-Content-Type-Options", "nosniff")
-        .header("Cache-Control", "no-store")
-        .body(asset.body);
-    // The builder fails only on an invalid header, and these are constants.
-    built.unwrap_or_else(|_| wry::http::Response::new(Cow::Borrowed(&b""[..])))
+/// Everything the window process serves: every file in both languages (the page's language
+/// can change while the window is open). About 0.2 MB of text, written once per open.
+pub fn bundle() -> Vec<super::host_link::Asset> {
+    ["en", "pl"]
+        .iter()
+        .flat_map(|lang| FILES.iter().map(move |file| format!("/{lang}/{file}")))
+        .map(|path| {
+            let found = asset(&path);
+            super::host_link::Asset {
+                content_type: found.content_type.to_string(),
+                body: String::from_utf8_lossy(&found.body).into_owned(),
+                path,
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -128,17 +142,17 @@ mod tests {
     #[test]
     fn serves_the_bundled_ui_and_nothing_else() {
         for lang in ["en", "pl"] {
-            for file in [
-                "index.html",
-                "style.css",
-                "app.js",
-                "labels.js",
-                "settings.js",
-                "models.js",
-            ] {
+            for file in FILES {
                 let path = format!("/{lang}/{file}");
                 assert_eq!(asset(&path).status, 200, "{path}");
             }
+        }
+        let bundle = bundle();
+        assert_eq!(bundle.len(), 12);
+        for served in &bundle {
+            let asset = asset(&served.path);
+            assert_eq!(served.body.as_bytes(), &*asset.body, "{}", served.path);
+            assert_eq!(served.content_type, asset.content_type);
         }
         for path in [
             "/",
