@@ -35,15 +35,9 @@ impl App {
 
     /// The window, opened (or brought to the front) on `page`.
     pub(in crate::app) fn open_window(&mut self, page: super::Page) {
-        let started = std::time::Instant::now();
-        let form = (
-            super::form::FormValues::of(&self.settings),
-            self.form_choices(),
-        );
-        tracing::info!(
-            ms = started.elapsed().as_millis() as u64,
-            "settings page: choices listed"
-        );
+        let clicked = std::time::Instant::now();
+        let lang = self.lang;
+        let form_values = super::form::FormValues::of(&self.settings);
         let apply_proxy = self.proxy.clone();
         let models_proxy = self.proxy.clone();
         let proxy = self.proxy.clone();
@@ -76,7 +70,17 @@ impl App {
             retranscription,
             export_folder: export_folder(),
             page,
-            form,
+            clicked,
+            form_values,
+            form_choices: Box::new(move || {
+                let started = std::time::Instant::now();
+                let choices = super::settings_side::form_choices(lang);
+                tracing::info!(
+                    ms = started.elapsed().as_millis() as u64,
+                    "settings page: choices listed"
+                );
+                choices
+            }),
             apply: Box::new(move |change| {
                 let _ = apply_proxy.send_event(AppEvent::Window(WindowRequest::Apply(change)));
             }),

@@ -73,8 +73,12 @@ pub struct WindowContext {
     pub export_folder: PathBuf,
     /// The page the window opens on (or, when it is open, goes to).
     pub page: Page,
-    /// The Settings page's values and choices now.
-    pub form: (form::FormValues, form::FormChoices),
+    /// When the person asked for the window (what its first paint is measured from).
+    pub clicked: Instant,
+    /// The Settings page's values now, and what lists its choices (called once the window's
+    /// process is starting).
+    pub form_values: form::FormValues,
+    pub form_choices: Box<dyn FnOnce() -> form::FormChoices>,
     /// Hands a valid change of a setting to the app.
     pub apply: Box<dyn FnMut(form::Change)>,
     /// Hands the Models page's requests to the app.
@@ -100,7 +104,7 @@ struct Open {
 impl HistoryWindow {
     /// The menu's "History…": the window opens, or comes to the front on `context.page`.
     pub fn request(&mut self, context: WindowContext) {
-        let clicked = Instant::now();
+        let clicked = context.clicked;
         if let Some(open) = &self.open {
             open.process.send(ToWindow::Show {
                 title: context.page.title(context.lang).to_string(),
@@ -114,7 +118,7 @@ impl HistoryWindow {
             return tracing::warn!("history window: cannot tell where the app's program is");
         };
         self.processes += 1;
-        match open(&program, self.processes, clicked, context) {
+        match open(&program, self.processes, context) {
             Ok(open) => {
                 tracing::info!(
                     after_click_ms = clicked.elapsed().as_millis() as u64,
@@ -332,31 +336,36 @@ fn log_reply(reply: &ipc::Reply) {
     }
 }
 
-/// Starts the window process on `context.page` and the session that answers it.
-fn open(
-    program: &std::path::Path,
-    id: u64,
-    clicked: Instant,
-    context: WindowContext,
-) -> Result<Open, host::StartError> {
-    let opening = host_link::OpenWindow {
+/// What the window process is told to open: the window on `page` in `lang`, and every file of
+/// the page.
+pub fn open_message(
+    page: Page,
+    lang: UiLang,
+    webview_data: &std::path::Path,
+) -> host_link::OpenWindow {
+    host_link::OpenWindow {
         version: host_link::VERSION,
-        title: context.page.title(context.lang).to_string(),
-        url: format!(
-            "{}#{}",
-            protocol::start_url(context.lang),
-            context.page.name()
-        ),
+        title: page.title(lang).to_string(),
+        url: format!("{}#{}", protocol::start_url(lang), page.name()),
         size: SIZE,
         min_size: MIN_SIZE,
-        data_dir: Some(context.webview_data.to_string_lossy().into_owned()),
+        data_dir: Some(webview_data.to_string_lossy().into_owned()),
         incognito: host::WEBVIEW_INCOGNITO,
         automation: automation::requested(),
         scheme: protocol::SCHEME.to_string(),
         origin: protocol::ORIGIN.to_string(),
         csp: protocol::CSP.to_string(),
         assets: protocol::bundle(),
-    };
+    }
+}
+
+/// Starts the window process on `context.page` and the session that answers it.
+fn open(
+    program: &std::path::Path,
+    id: u64,
+    context: WindowContext,
+) -> Result<Open, host::StartError> {
+    let opening = open_message(context.page, context.lang, &context.webview_data);
     if opening.automation {
         tracing::warn!("the window's webview may be driven by a WebDriver (a test run)");
     }
@@ -374,14 +383,14 @@ fn open(
             context.retranscription,
             context.export_folder,
         ),
-        clicked,
+        clicked: context.clicked,
         painted: false,
         to_window: process.sender(),
         page: context.page,
         lang: context.lang,
         settings: SettingsSession {
-            values: context.form.0,
-            choices: context.form.1,
+            values: context.form_values,
+            choices: (context.form_choices)(),
             lang: context.lang,
             apply: context.apply,
         },

@@ -20,33 +20,35 @@ use crate::app::App;
 use crate::audio::capture::RecorderCommand;
 use crate::device::backend::detect;
 use crate::device::simulated::SimulatedGpu;
+use crate::i18n::UiLang;
 use crate::settings::file::SettingKey;
 use crate::settings::Settings;
 use std::sync::Arc;
 use std::time::Duration;
 
-impl App {
-    /// What the Settings page's lists offer now.
-    pub(in crate::app) fn form_choices(&self) -> FormChoices {
-        let models = crate::paths::models_dir()
-            .map(|d| crate::paths::installed_models(&d))
-            .unwrap_or_default();
-        let devices = detect(SimulatedGpu::from_env().ok().flatten())
+/// What the Settings page's lists offer now, in `lang` (lists the microphones: slow on some
+/// sound systems, so it runs once the window's process is starting).
+pub(super) fn form_choices(lang: UiLang) -> FormChoices {
+    let models = crate::paths::models_dir()
+        .map(|d| crate::paths::installed_models(&d))
+        .unwrap_or_default();
+    let devices = detect(SimulatedGpu::from_env().ok().flatten())
+        .iter()
+        .map(|b| b.kind.name().to_string())
+        .collect();
+    FormChoices {
+        models,
+        microphones: crate::audio::capture::input_device_names(),
+        devices,
+        languages: super::settings_texts::languages(lang),
+        hotkeys: crate::app::texts::hotkey_presets(crate::platform::IS_MACOS)
             .iter()
-            .map(|b| b.kind.name().to_string())
-            .collect();
-        FormChoices {
-            models,
-            microphones: crate::audio::capture::input_device_names(),
-            devices,
-            languages: super::settings_texts::languages(self.lang),
-            hotkeys: crate::app::texts::hotkey_presets(crate::platform::IS_MACOS)
-                .iter()
-                .map(|h| h.to_string())
-                .collect(),
-        }
+            .map(|h| h.to_string())
+            .collect(),
     }
+}
 
+impl App {
     /// Applies a change from the Settings page and answers the page.
     pub(in crate::app) fn apply_setting(&mut self, change: Change) {
         let key = change.key();
