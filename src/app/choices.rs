@@ -122,7 +122,7 @@ impl App {
             Ok(()) => {
                 tracing::info!(hotkey = text, "hotkey changed");
                 self.hotkey = Some(new);
-                super::warn_if_system_shortcut(&self.notifier, self.lang, &text);
+                super::hotkey::warn_if_system_shortcut(&self.notifier, self.lang, &text);
                 if let Some(tray) = &mut self.tray {
                     tray.offer_hotkey(&text);
                 }

@@ -28,6 +28,7 @@ mod first_run;
 pub mod hallucinations;
 pub mod heard;
 mod history_thread;
+mod hotkey;
 pub mod log_folder;
 pub mod model_download;
 mod model_menu;
@@ -74,7 +75,6 @@ use overlay::Overlay;
 use state::{Action, Activity, Config, Dictation, HotkeyMode, Input};
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
-use std::str::FromStr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tao::event::{Event, StartCause};
@@ -134,8 +134,8 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
 
     let hotkeys = GlobalHotKeyManager::new()
         .map_err(|e| anyhow::anyhow!("global hotkeys are not available here: {e}"))?;
-    let hotkey = register_hotkey(&hotkeys, &settings.hotkey, &notifier, lang);
-    warn_if_system_shortcut(&notifier, lang, &settings.hotkey);
+    let hotkey = hotkey::register_hotkey(&hotkeys, &settings.hotkey, &notifier, lang);
+    hotkey::warn_if_system_shortcut(&notifier, lang, &settings.hotkey);
     forward_hotkeys(proxy.clone());
     forward_menu(proxy.clone());
     let terminate = sender(&proxy, |()| AppEvent::Terminate);
@@ -784,7 +784,7 @@ impl App {
     }
 }
 
-fn notify_of(notifier: &Notifier, lang: UiLang, notice: &Notice) {
+pub(in crate::app) fn notify_of(notifier: &Notifier, lang: UiLang, notice: &Notice) {
     let (summary, body) = notice.text(lang);
     notifier.send(summary, body);
 }
@@ -794,74 +794,6 @@ pub(in crate::app) fn recorder_config(settings: &Settings) -> RecorderConfig {
         device: settings.input_device.clone(),
         keep_open: settings.keep_microphone_open,
         strides: worker::commits_without_pauses(),
-    }
-}
-
-/// Registers the hotkey from the settings (the default one if the setting does not parse).
-fn register_hotkey(
-    manager: &GlobalHotKeyManager,
-    text: &str,
-    notifier: &Notifier,
-    lang: UiLang,
-) -> Option<HotKey> {
-    let default = Settings::default().hotkey;
-    let hotkey = match HotKey::from_str(text) {
-        Ok(hotkey) => hotkey,
-        Err(e) => {
-            notify_of(
-                notifier,
-                lang,
-                &Notice::HotkeyUnavailable {
-                    hotkey: text.to_string(),
-                    detail: format!("{e}; using {default}"),
-                },
-            );
-            HotKey::from_str(&default).ok()?
-        }
-    };
-    match manager.register(hotkey) {
-        Ok(()) => {
-            tracing::info!(hotkey = text, "hotkey registered");
-            Some(hotkey)
-        }
-        Err(e) => {
-            tracing::error!(hotkey = text, "hotkey not registered: {e}");
-            notify_of(
-                notifier,
-                lang,
-                &Notice::HotkeyUnavailable {
-                    hotkey: text.to_string(),
-                    detail: e.to_string(),
-                },
-            );
-            None
-        }
-    }
-}
-
-/// Says when `hotkey` is also one of macOS's shortcuts the person has on (read now), so that
-/// each dictation would trigger both; nothing elsewhere.
-fn warn_if_system_shortcut(notifier: &Notifier, lang: UiLang, hotkey: &str) {
-    let mac = crate::platform::IS_MACOS;
-    let plist = if mac {
-        crate::platform::symbolic_hotkeys_plist()
-    } else {
-        None
-    };
-    if let Some(shortcut) = crate::system_shortcuts::system_clash(hotkey, mac, plist.as_deref()) {
-        tracing::warn!(
-            hotkey,
-            shortcut = shortcut.id,
-            "the hotkey is also a macOS shortcut"
-        );
-        notify_of(
-            notifier,
-            lang,
-            &Notice::HotkeyIsSystemShortcut {
-                hotkey: texts::hotkey_label(hotkey, mac),
-                shortcut: shortcut.id,
-            },
-        );
     }
 }
 
