@@ -163,3 +163,130 @@ impl Drop for WindowProcess {
         self.send(ToWindow::Close);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc::Receiver;
+    use std::time::Duration;
+
+    fn opening() -> OpenWindow {
+        OpenWindow {
+            version: super::super::host_link::VERSION,
+            title: "History".into(),
+            url: "app://localhost/en/index.html".into(),
+            size: (760.0, 600.0),
+            min_size: (420.0, 320.0),
+            data_dir: None,
+            incognito: false,
+            automation: false,
+            scheme: "app".into(),
+            origin: "app://localhost/".into(),
+            csp: "default-src 'none'".into(),
+            assets: Vec::new(),
+        }
+    }
+
+    /// Starts `script` (sh) as the window process; what it says arrives on the receiver.
+    fn start_script(
+        script: &str,
+        id: u64,
+    ) -> (WindowProcess, Receiver<HostEvent>, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let program = dir.path().join("window");
+        std::fs::write(&program, format!("#!/bin/sh\n{script}\n")).unwrap();
+        crate::platform::set_mode(&program, 0o755).unwrap();
+        let (events, said) = mpsc::channel::<HostEvent>();
+        // A fork elsewhere in the test process may briefly hold the new file open for writing
+        // (ETXTBSY): try again.
+        for _ in 0..100 {
+            let events = events.clone();
+            match WindowProcess::start(
+                &program,
+                id,
+                opening(),
+                Box::new(move |event| {
+                    let _ = events.send(event);
+                }),
+            ) {
+                Ok(process) => return (process, said, dir),
+                Err(StartError::Start { source, .. }) if source.raw_os_error() == Some(26) => {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+        panic!("the script stayed busy")
+    }
+
+    #[test]
+    fn a_missing_program_is_named() {
+        let missing = Path::new("/nonexistent/whisper-dictation-window");
+        let error = WindowProcess::start(missing, 1, opening(), Box::new(|_| {}))
+            .err()
+            .unwrap();
+        assert!(matches!(error, StartError::Missing(_)));
+        assert!(error
+            .to_string()
+            .contains("/nonexistent/whisper-dictation-window"));
+        assert!(error.to_string().contains("cargo build --release --bins"));
+    }
+
+    #[test]
+    fn the_process_reads_the_window_first_and_its_lines_come_back_before_its_end() {
+        // Echoes its first line's kind back as a warning, then a page message, then ends.
+        let (process, said, _dir) = start_script(
+            r#"read first
+case "$first" in *'"to_window":"open"'*) kind=open ;; *) kind=other ;; esac
+echo "{\"from_window\":\"warning\",\"text\":\"first: $kind\"}"
+echo '{"from_window":"message","url":"app://localhost/en/index.html","body":"{\"cmd\":\"hello\"}"}'
+exit 3"#,
+            7,
+        );
+        let wait = Duration::from_secs(10);
+        let first = said.recv_timeout(wait).unwrap();
+        assert_eq!(first.process, 7);
+        assert_eq!(
+            first.what,
+            FromHost::Window(FromWindow::Warning {
+                text: "first: open".into()
+            })
+        );
+        assert!(matches!(
+            said.recv_timeout(wait).unwrap().what,
+            FromHost::Window(FromWindow::Message { ref body, .. }) if body == r#"{"cmd":"hello"}"#
+        ));
+        match said.recv_timeout(wait).unwrap().what {
+            FromHost::Ended { status } => assert!(status.contains('3'), "{status}"),
+            other => panic!("{other:?}"),
+        }
+        drop(process);
+    }
+
+    #[test]
+    fn dropping_the_process_closes_its_stdin_and_it_ends() {
+        // Reads until its stdin closes, and says how many lines it got.
+        let (process, said, _dir) = start_script(
+            r#"n=0
+while read line; do n=$((n+1)); done
+echo "{\"from_window\":\"warning\",\"text\":\"lines: $n\"}""#,
+            1,
+        );
+        process.send(ToWindow::Title {
+            title: "Settings".into(),
+        });
+        drop(process);
+        let wait = Duration::from_secs(10);
+        // The first line, the title, and the Close sent on drop.
+        assert_eq!(
+            said.recv_timeout(wait).unwrap().what,
+            FromHost::Window(FromWindow::Warning {
+                text: "lines: 3".into()
+            })
+        );
+        assert!(matches!(
+            said.recv_timeout(wait).unwrap().what,
+            FromHost::Ended { .. }
+        ));
+    }
+}
