@@ -3,6 +3,7 @@
 
 use super::retranscribe::Retranscription;
 use super::{RetranscriptionContext, WindowContext};
+use crate::app::notices::Notice;
 use crate::app::output::OutputCommand;
 use crate::app::{App, AppEvent};
 
@@ -59,7 +60,7 @@ impl App {
                 })
             }),
         };
-        self.history_window.request(WindowContext {
+        let opened = self.history_window.request(WindowContext {
             database: self.paths.state_dir.join(crate::history::FILE_NAME),
             recordings: self.recordings.clone(),
             lang: self.lang,
@@ -91,6 +92,9 @@ impl App {
                 let _ = host_proxy.send_event(AppEvent::Window(WindowRequest::Host(event)));
             }),
         });
+        if let Err(detail) = opened {
+            self.notify(&Notice::WindowUnavailable { detail });
+        }
     }
 
     pub(in crate::app) fn window_request(&mut self, request: WindowRequest) {
@@ -100,7 +104,11 @@ impl App {
             WindowRequest::Apply(change) => self.apply_setting(change),
             WindowRequest::Models(request) => self.models_request(request),
             WindowRequest::ModelVerified { model, found } => self.model_verified(model, found),
-            WindowRequest::Host(event) => self.history_window.host_event(event),
+            WindowRequest::Host(event) => {
+                if let Some(detail) = self.history_window.host_event(event) {
+                    self.notify(&Notice::WindowUnavailable { detail });
+                }
+            }
         }
     }
 }

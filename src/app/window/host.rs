@@ -35,9 +35,11 @@ pub struct HostEvent {
 #[derive(Debug, Clone, PartialEq)]
 pub enum FromHost {
     Window(FromWindow),
-    /// It ended (the window was closed, or it failed): how it exited.
+    /// It ended (the window was closed, or it failed): how it exited, and whether that was
+    /// its ordinary end (the window closed).
     Ended {
         status: String,
+        success: bool,
     },
 }
 
@@ -131,13 +133,13 @@ impl WindowProcess {
                         }
                     }
                 }
-                let status = match child.wait() {
-                    Ok(status) => status.to_string(),
-                    Err(e) => e.to_string(),
+                let (status, success) = match child.wait() {
+                    Ok(status) => (status.to_string(), status.success()),
+                    Err(e) => (e.to_string(), false),
                 };
                 events(HostEvent {
                     process: id,
-                    what: FromHost::Ended { status },
+                    what: FromHost::Ended { status, success },
                 });
             })
             .map_err(|source| StartError::Start {
@@ -257,7 +259,9 @@ exit 3"#,
             FromHost::Window(FromWindow::Message { ref body, .. }) if body == r#"{"cmd":"hello"}"#
         ));
         match said.recv_timeout(wait).unwrap().what {
-            FromHost::Ended { status } => assert!(status.contains('3'), "{status}"),
+            FromHost::Ended { status, success } => {
+                assert!(status.contains('3') && !success, "{status}");
+            }
             other => panic!("{other:?}"),
         }
         drop(process);

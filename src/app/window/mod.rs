@@ -99,11 +99,16 @@ pub struct HistoryWindow {
 struct Open {
     process: WindowProcess,
     session: Session,
+    /// The last warning of its process (what failed, if it ends before its page shows).
+    last_warning: Option<String>,
 }
 
 impl HistoryWindow {
     /// The menu's "History…": the window opens, or comes to the front on `context.page`.
-    pub fn request(&mut self, context: WindowContext) {
+    ///
+    /// # Errors
+    /// Why the window's process could not be started (said to the person).
+    pub fn request(&mut self, context: WindowContext) -> Result<(), String> {
         let clicked = context.clicked;
         if let Some(open) = &self.open {
             open.process.send(ToWindow::Show {
@@ -112,10 +117,11 @@ impl HistoryWindow {
             let show = ipc::Reply::Show { page: context.page };
             settings_page::log_reply(&show);
             open.session.send_to_page(&show);
-            return;
+            return Ok(());
         }
         let Some(program) = host::executable() else {
-            return tracing::warn!("history window: cannot tell where the app's program is");
+            tracing::warn!("history window: cannot tell where the app's program is");
+            return Err("cannot tell where the app's program is".into());
         };
         self.processes += 1;
         match open(&program, self.processes, context) {
@@ -125,8 +131,12 @@ impl HistoryWindow {
                     "history window created"
                 );
                 self.open = Some(open);
+                Ok(())
             }
-            Err(e) => tracing::warn!("history window: {e}"),
+            Err(e) => {
+                tracing::warn!("history window: {e}");
+                Err(e.to_string())
+            }
         }
     }
 
@@ -136,21 +146,32 @@ impl HistoryWindow {
     }
 
     /// What the window process said: a message of the page, a warning, or its end (the
-    /// person closed the window).
-    pub fn host_event(&mut self, event: HostEvent) {
+    /// person closed the window). Returns what to tell the person when the process failed
+    /// before its window showed.
+    pub fn host_event(&mut self, event: HostEvent) -> Option<String> {
         let Some(open) = self.open.as_mut().filter(|o| o.process.id == event.process) else {
-            return; // A window closed before: nothing of it is left to answer.
+            return None; // A window closed before: nothing of it is left to answer.
         };
         match event.what {
             FromHost::Window(FromWindow::Message { url, body }) => {
                 open.session.message(&url, &body);
             }
-            FromHost::Window(FromWindow::Warning { text }) => tracing::warn!("{text}"),
-            FromHost::Ended { status } => {
-                self.open = None;
+            FromHost::Window(FromWindow::Warning { text }) => {
+                tracing::warn!("{text}");
+                open.last_warning = Some(text);
+            }
+            FromHost::Ended { status, success } => {
+                let open = self.open.take()?;
                 tracing::info!(%status, "history window closed");
+                if !success && !open.session.painted {
+                    return Some(
+                        open.last_warning
+                            .unwrap_or_else(|| format!("its process ended ({status})")),
+                    );
+                }
             }
         }
+        None
     }
 
     /// The app's settings changed (a menu choice, or a change the page asked for): the open
@@ -398,5 +419,115 @@ fn open(
             request: context.models,
         },
     };
-    Ok(Open { process, session })
+    Ok(Open {
+        process,
+        session,
+        last_warning: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::settings::Settings;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    /// The app's side of a window whose process is `script` (sh), its events on the receiver.
+    fn open_script(
+        script: &str,
+        dir: &std::path::Path,
+    ) -> (HistoryWindow, mpsc::Receiver<HostEvent>) {
+        let program = dir.join("window");
+        std::fs::write(&program, format!("#!/bin/sh\n{script}\n")).unwrap();
+        crate::platform::set_mode(&program, 0o755).unwrap();
+        let settings = Settings::default();
+        let (events, said) = mpsc::channel();
+        let context = || {
+            let events = events.clone();
+            WindowContext {
+                database: dir.join("history.sqlite3"),
+                recordings: RecordingStore::new(dir.join("recordings"), 10),
+                lang: UiLang::En,
+                webview_data: dir.join("webview"),
+                copy: Box::new(|_| {}),
+                retranscription: RetranscriptionContext {
+                    models_dir: None,
+                    current_model: "base".into(),
+                    settings: settings.clone(),
+                    wording: Arc::new(crate::app::wording::Wording::from_settings(&settings)),
+                    state_dir: dir.to_path_buf(),
+                    reply_to_app: Box::new(|| Box::new(|_| {})),
+                },
+                export_folder: dir.to_path_buf(),
+                page: Page::History,
+                clicked: Instant::now(),
+                form_values: form::FormValues::of(&settings),
+                form_choices: Box::new(form::FormChoices::default),
+                apply: Box::new(|_| {}),
+                models: Box::new(|_| {}),
+                host_events: Box::new(move |event| {
+                    let _ = events.send(event);
+                }),
+            }
+        };
+        let mut window = HistoryWindow::default();
+        // A fork elsewhere in the test process may briefly hold the new file open (ETXTBSY).
+        for _ in 0..100 {
+            match open(&program, 1, context()) {
+                Ok(open) => {
+                    window.open = Some(open);
+                    return (window, said);
+                }
+                Err(host::StartError::Start { source, .. })
+                    if source.raw_os_error() == Some(26) =>
+                {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                Err(e) => panic!("{e}"),
+            }
+        }
+        panic!("the script stayed busy")
+    }
+
+    /// Feeds the window's events to it until its process ended; what it said to tell the person.
+    fn until_ended(window: &mut HistoryWindow, said: &mpsc::Receiver<HostEvent>) -> Option<String> {
+        loop {
+            let event = said.recv_timeout(Duration::from_secs(10)).unwrap();
+            let ended = matches!(event.what, FromHost::Ended { .. });
+            let told = window.host_event(event);
+            if ended {
+                assert!(!window.is_open());
+                return told;
+            }
+        }
+    }
+
+    #[test]
+    fn a_window_process_that_fails_before_its_page_shows_is_said_with_its_reason() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut window, said) = open_script(
+            r#"read first
+echo '{"from_window":"warning","text":"window process: cannot create the window: no display"}'
+exit 1"#,
+            dir.path(),
+        );
+        assert_eq!(
+            until_ended(&mut window, &said).as_deref(),
+            Some("window process: cannot create the window: no display")
+        );
+    }
+
+    #[test]
+    fn a_window_closed_by_the_person_is_no_failure() {
+        let dir = tempfile::tempdir().unwrap();
+        // The page painted, then the window closed (its process ends with 0).
+        let (mut window, said) = open_script(
+            r#"read first
+echo '{"from_window":"message","url":"app://localhost/en/index.html","body":"{\"cmd\":\"painted\"}"}'
+exit 0"#,
+            dir.path(),
+        );
+        assert_eq!(until_ended(&mut window, &said), None);
+    }
 }
