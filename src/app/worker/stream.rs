@@ -219,14 +219,20 @@ impl Stream {
                 "committed words heard again dropped"
             );
             transcript = rest;
-            if let Some((at, speech)) = unheard_speech(&transcript, audio, cut) {
+            let unheard = unheard_speech(&transcript, audio, cut);
+            let skipped = match unheard {
+                Some(_) => None,
+                None => self.context.skipped_after_cut(&transcript),
+            };
+            if unheard.is_some() || skipped.is_some() {
                 // Whisper left speech out: nothing of this pass is committed, and the next
                 // one starts further back ([`context`]'s module doc).
                 let moved = self.context.widen(self.pass_from, self.committed_to);
                 tracing::info!(
                     id = self.id,
-                    at_s = (self.pass_from as f32 / SAMPLE_RATE as f32) + at,
-                    speech_s = speech,
+                    at_s = unheard.map(|(at, _)| (self.pass_from as f32 / SAMPLE_RATE as f32) + at),
+                    speech_s = unheard.map(|(_, speech)| speech),
+                    skipped_words = skipped.as_ref().map(Vec::len),
                     next_from_s = moved.map(|from| from as f32 / SAMPLE_RATE as f32),
                     "a pass left speech out after the cut; it commits nothing"
                 );

@@ -14,6 +14,7 @@ fn context(words: &[&str], committed: &[(&str, f32)]) -> Context {
             .map(|&(w, at)| ((at * RATE) as usize, w.to_string()))
             .collect(),
         widened: 0,
+        firsts: Vec::new(),
     }
 }
 
@@ -158,4 +159,75 @@ fn a_commit_keeps_its_words_to_start_further_back_from() {
         after.committed[0],
         ((10.0 * RATE) as usize, "good".to_string())
     );
+}
+
+fn normalised(words: &[&str]) -> Vec<String> {
+    words.iter().map(|w| w.to_string()).collect()
+}
+
+#[test]
+fn words_skipped_at_the_start_are_found_and_a_word_added_is_not() {
+    let earlier = normalised(&["third", "the", "office", "will"]);
+    assert_eq!(
+        skipped_words(&earlier, &normalised(&["the", "office", "will", "be"])),
+        Some(normalised(&["third"]))
+    );
+    // Two words skipped.
+    assert_eq!(
+        skipped_words(
+            &normalised(&["and", "third", "the", "office"]),
+            &normalised(&["the", "office", "will", "be"])
+        ),
+        Some(normalised(&["and", "third"]))
+    );
+    // The later pass wrote a word the earlier one had not: nothing skipped (the agreement
+    // of the next passes decides).
+    assert_eq!(
+        skipped_words(&normalised(&["the", "office", "will", "be"]), &earlier),
+        None
+    );
+    // The same words; one common word alone; too few words to tell.
+    assert_eq!(skipped_words(&earlier, &earlier), None);
+    assert_eq!(
+        skipped_words(&earlier, &normalised(&["the", "meeting", "is"])),
+        None
+    );
+    assert_eq!(skipped_words(&earlier, &normalised(&["the"])), None);
+    assert_eq!(skipped_words(&[], &earlier), None);
+}
+
+/// The passes after the cut at "…end of this week." on the 110 s clip without pauses (a CI
+/// run's log, 2026-11-28), their committed words already dropped: the first wrote "Third,",
+/// the next two did not and agreed with each other.
+#[test]
+fn a_pass_that_skips_the_word_an_earlier_one_wrote_after_the_cut_is_found() {
+    let mut after_cut = context(&["the", "job", "descriptions"], &[("the", 1.0)]);
+    let first = transcript_of(
+        &[
+            (" Third,", 2.2, 2.6),
+            (" the", 2.6, 2.7),
+            (" office", 2.7, 3.1),
+            (" will", 3.1, 3.3),
+            (" be", 3.3, 3.4),
+        ],
+        5,
+    );
+    assert_eq!(after_cut.skipped_after_cut(&first), None);
+    let second = transcript_of(
+        &[
+            (" The", 2.3, 2.7),
+            (" office", 2.7, 3.1),
+            (" will", 3.1, 3.3),
+            (" be", 3.3, 3.4),
+        ],
+        4,
+    );
+    assert_eq!(
+        after_cut.skipped_after_cut(&second),
+        Some(normalised(&["third"]))
+    );
+    // A pass that writes it again is compared with the first, and is fine.
+    assert_eq!(after_cut.skipped_after_cut(&first), None);
+    // A new commit starts a new context: nothing to compare with.
+    assert_eq!(Context::default().skipped_after_cut(&second), None);
 }
