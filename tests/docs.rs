@@ -2,7 +2,9 @@
 //! docs/TROUBLESHOOTING.md word for word in Polish and English, every permission notice is
 //! there, and the "Compiled only on macOS" list in docs/M1_SETUP.md names exactly the items of
 //! `src/platform/` (mod.rs and its submodules) that have a `#[cfg(target_os = "macos")]`
-//! branch — the only folder allowed to have one.
+//! branch — the only folder allowed to have one. The History/Settings window runs in its own
+//! executable, which does not link the library (so not libtorch either); its one platform seam
+//! is `src/window_host/webview.rs`, the only other file allowed a `cfg(target_os)`.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -184,7 +186,9 @@ fn only_the_platform_module_has_macos_code() {
             let cfg = text
                 .lines()
                 .any(|l| l.contains("cfg(") && l.contains("target_os"));
-            if cfg && !path.starts_with(root().join("src/platform")) {
+            let seam = path.starts_with(root().join("src/platform"))
+                || path == root().join("src/window_host/webview.rs");
+            if cfg && !seam {
                 offenders.push(
                     path.strip_prefix(root())
                         .unwrap_or(Path::new("?"))
@@ -195,6 +199,6 @@ fn only_the_platform_module_has_macos_code() {
     }
     assert!(
         offenders.is_empty(),
-        "#[cfg(target_os)] outside src/platform: {offenders:?}"
+        "#[cfg(target_os)] outside the platform seams: {offenders:?}"
     );
 }
