@@ -32,9 +32,16 @@ pub const MAX_PASS: usize = 30 * SAMPLE_RATE;
 /// shorter stretch is most often ended by a pause, which commits it in one pass; passes over
 /// the same audio every stride would cost several times the whole transcription.
 pub const STRIDE_FROM: usize = 6 * SAMPLE_RATE;
-/// How much of the committed text's end is Whisper's previous text: about 200 tokens (Whisper
-/// keeps at most 223 of the prompt, and the person's own prompt comes first).
-pub const PROMPT_CHARS: usize = 800;
+/// How much of the committed text's end is Whisper's previous text, in characters: the last
+/// sentence or two (~50 tokens), as whisper_streaming gives its passes. Enough for casing,
+/// punctuation and the language to carry over; a longer one costs every pass after a pause
+/// commit, and the pass at key-up, its decoder's work over the prompt. Measured on the app's
+/// worker (`cargo test --release --test app_pipeline_streaming -- --nocapture`, 50 s clip
+/// with pauses): 800 characters (~200 tokens, Whisper's own limit) made all passes 3.2–3.4x
+/// the whole file's engine time, 200 characters 2.4x, the same words with native bf16 and one
+/// word different without it ("agree" for "agreed", WER 3.6 % against the whole file's 4.5 %);
+/// `cargo run --release --example prompt_cost` prints a short clip's pass by prompt length.
+pub const PROMPT_CHARS: usize = 200;
 
 /// The committed part of a dictation and what is known of the rest.
 #[derive(Debug)]
@@ -161,15 +168,13 @@ impl Stream {
         } else {
             ""
         };
-        let tail = if raw.len() > PROMPT_CHARS {
-            let mut from = raw.len() - PROMPT_CHARS;
-            while !raw.is_char_boundary(from) {
-                from += 1;
+        // The byte where the last PROMPT_CHARS characters start, then the next word's start.
+        let tail = match raw.char_indices().rev().nth(PROMPT_CHARS) {
+            Some((before, c)) => {
+                let cut = &raw[before + c.len_utf8()..];
+                cut.split_once(' ').map_or(cut, |(_, rest)| rest)
             }
-            let cut = &raw[from..];
-            cut.split_once(' ').map_or(cut, |(_, rest)| rest)
-        } else {
-            raw
+            None => raw,
         };
         let own = own.map(str::trim).filter(|p| !p.is_empty());
         match (own, tail.is_empty()) {
@@ -622,9 +627,14 @@ mod tests {
         stream.raw = "słowo ".repeat(400);
         let prompt = stream.prompt(None).expect("a prompt");
         assert!(
-            prompt.len() <= PROMPT_CHARS && prompt.starts_with("słowo"),
+            prompt.chars().count() <= PROMPT_CHARS && prompt.starts_with("słowo"),
             "{prompt}"
         );
+        // Counted in characters: a Polish text gets as many words as an English one.
+        assert!(prompt.chars().count() > PROMPT_CHARS - "słowo ".len(), "{prompt}");
+        // Exactly PROMPT_CHARS characters stay whole.
+        stream.raw = "ż".repeat(PROMPT_CHARS);
+        assert_eq!(stream.prompt(None), Some("ż".repeat(PROMPT_CHARS)));
     }
 
     #[test]
