@@ -36,7 +36,10 @@ fn main() -> anyhow::Result<()> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/clips");
     let texts: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("texts.json"))?)?;
-    let committed = texts["en_long_50s.wav"].as_str().unwrap_or_default().to_string();
+    let committed = texts["en_long_50s.wav"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
 
     let (tx, rx) = mpsc::channel();
     let recordings = RecordingStore::new(state.path().join("recordings"), 3);

@@ -631,7 +631,10 @@ mod tests {
             "{prompt}"
         );
         // Counted in characters: a Polish text gets as many words as an English one.
-        assert!(prompt.chars().count() > PROMPT_CHARS - "słowo ".len(), "{prompt}");
+        assert!(
+            prompt.chars().count() > PROMPT_CHARS - "słowo ".len(),
+            "{prompt}"
+        );
         // Exactly PROMPT_CHARS characters stay whole.
         stream.raw = "ż".repeat(PROMPT_CHARS);
         assert_eq!(stream.prompt(None), Some("ż".repeat(PROMPT_CHARS)));
