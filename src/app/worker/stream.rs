@@ -198,6 +198,29 @@ impl Stream {
         }
     }
 
+    /// Whether the pass over the recording's `range` (its `audio`; `peak`: the recording's
+    /// loudest frame so far) needs word times, one more decoder pass over its text (10–20 % of
+    /// a short pass). The word rule compares a pass's words with the pass before, and finds the
+    /// committed words a pass hears again by their times. A pass that ends in a pause, hears no
+    /// committed words again and covers less than [`STRIDE_FROM`] of uncommitted audio needs
+    /// none: if the pause holds, its text is committed whole (rule 1); if not, no pass with
+    /// words came before it since the commit (strides start at [`STRIDE_FROM`]), so it has
+    /// nothing to agree with, and the first stride after it agrees with the next stride, one
+    /// stride later than it might have with this pass.
+    pub fn pass_needs_word_times(
+        &self,
+        range: &std::ops::Range<usize>,
+        audio: &[f32],
+        peak: f32,
+    ) -> bool {
+        if !self.rules.contains(&Rule::Words) {
+            return false;
+        }
+        !self.context.is_empty()
+            || range.end.saturating_sub(self.committed_to) >= STRIDE_FROM
+            || !pause::ends_in_pause(audio, peak, SAMPLE_RATE as u32)
+    }
+
     /// Takes a pass's transcript of `audio` (the recording's `range`; `peak` is the loudest
     /// frame of the recording so far): commits what [`commit::decide`] (by segments) or
     /// [`words::decide_by_words`] allows, keeps the rest as tentative. `wording` turns
@@ -812,5 +835,28 @@ mod tests {
             said[committed.len()],
             "{third:?}"
         );
+    }
+
+    #[test]
+    fn only_passes_whose_words_can_be_compared_ask_for_word_times() {
+        let tone = |seconds: f32| -> Vec<f32> {
+            (0..(seconds * SAMPLE_RATE as f32) as usize)
+                .map(|i| 0.3 * (i as f32 * 2.0 * std::f32::consts::PI * 200.0 / 16_000.0).sin())
+                .collect()
+        };
+        let quiet = |seconds: f32| vec![0.0005_f32; (seconds * SAMPLE_RATE as f32) as usize];
+        let stream = Stream::with_rules(1, &[Rule::Pause, Rule::Words]);
+        let ends_in_pause = [tone(3.0), quiet(0.3)].concat();
+        let still_speaking = tone(3.0);
+        let long_then_pause = [tone(6.5), quiet(0.3)].concat();
+        let needs = |audio: &[f32]| stream.pass_needs_word_times(&(0..audio.len()), audio, 0.3);
+        // A short stretch ended by a pause is committed whole if the pause holds.
+        assert!(!needs(&ends_in_pause));
+        // Speech still going on, or a stretch a stride could follow: compared word by word.
+        assert!(needs(&still_speaking));
+        assert!(needs(&long_then_pause));
+        // Without the word rule no pass needs them.
+        let by_pauses = Stream::with_rules(1, &[Rule::Pause]);
+        assert!(!by_pauses.pass_needs_word_times(&(0..still_speaking.len()), &still_speaking, 0.3));
     }
 }

@@ -68,9 +68,10 @@ impl WorkerThread {
             let committed = stream.committed_text();
             return self.progress(job.id, range.end, Duration::ZERO, committed, String::new());
         }
+        let peak = loudest_frame(&samples[..range.end], SAMPLE_RATE);
         let mut params = pass_params(&job.params, stream);
         // The word rule compares passes word by word (key-up's pass commits all, so needs none).
-        params.word_times |= commit::RULES_IN_USE.contains(&Rule::Words);
+        params.word_times |= stream.pass_needs_word_times(&range, audio, peak);
         let journal = job.journal.as_deref();
         let Some((result, engine)) = self.whisper(audio, &params, Part::Head, journal, keep_going)
         else {
@@ -93,7 +94,6 @@ impl WorkerThread {
         let Some(stream) = self.stream.as_mut().filter(|s| s.id == job.id) else {
             return;
         };
-        let peak = loudest_frame(&samples[..range.end], SAMPLE_RATE);
         let progress = stream.take_pass((range.clone(), audio, peak), &transcript, &job.wording);
         if let Some((rule, cut_s)) = progress.commit {
             log_commit(stream, rule, cut_s);
