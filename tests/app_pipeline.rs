@@ -387,6 +387,67 @@ fn newer_speech_stops_the_early_transcription_of_an_older_head() {
     assert!(words(&outcome).contains("dentist"), "{outcome:?}");
 }
 
+/// Speech without a pause for a while, then a pause (or key-up): the pass over the stride's
+/// snapshot, which ends mid-speech, is stopped (or skipped) when the pause's snapshot comes,
+/// since that one hears all it does and more and can be committed whole. Only the pause's
+/// pass reports progress; at key-up this is the difference between one pass and two.
+#[test]
+fn a_pause_after_more_speech_stops_the_pass_over_a_stride() {
+    if !whisper_dictation::app::worker::commits_without_pauses() {
+        return; // no stride is transcribed
+    }
+    let h = Harness::new();
+    h.load();
+    // Once the worker is idle (priming the fast encoding after "ready" done), so the stride's
+    // pass is running, not waiting, when the pause's snapshot comes.
+    h.transcribe(10, JobAudio::Recorded(clip("en_kal.wav")), "en");
+    let long = clip("en_long_50s.wav");
+    let peak = whisper_dictation::audio::level::loudest_frame(&long, 16_000);
+    // A stride's snapshot ends mid-speech: the first cut from 15 s on that is not in a pause.
+    let stride_len = (150..250)
+        .map(|tenths| tenths * 1_600)
+        .find(|&len| !pause::ends_in_pause(&long[..len], peak, 16_000))
+        .expect("speech after 15 s");
+    // The pause's snapshot: that and the next second of speech, then the room's quiet.
+    let room = clip("near_silent_5s.wav")[..8_000].to_vec();
+    let paused = [long[..stride_len + 16_000].to_vec(), room].concat();
+    assert!(pause::ends_in_pause(&paused, peak, 16_000));
+    let params = TranscribeParams {
+        language: Some("en".into()),
+        ..TranscribeParams::default()
+    };
+    let job = |audio: &[f32]| Job {
+        id: 11,
+        audio: JobAudio::Recorded(audio.to_vec()),
+        params: params.clone(),
+        wording: Default::default(),
+        journal: None,
+    };
+    h.worker
+        .send(WorkerCommand::TranscribeStride(job(&long[..stride_len])));
+    std::thread::sleep(Duration::from_millis(150));
+    h.worker.send(WorkerCommand::TranscribeEarly(job(&paused)));
+    // The first pass to report is the pause's; key-up comes after it.
+    let first = loop {
+        if let WorkerEvent::Progress { seconds, .. } =
+            h.events.recv_timeout(WAIT).expect("the worker answers")
+        {
+            break seconds;
+        }
+    };
+    let paused_s = paused.len() as f32 / 16_000.0;
+    assert_eq!(first, paused_s, "the stride's pass ran to its end");
+    h.worker.send(WorkerCommand::Transcribe(job(&paused)));
+    let outcome = loop {
+        if let WorkerEvent::Done { outcome, .. } =
+            h.events.recv_timeout(WAIT).expect("the worker answers")
+        {
+            break outcome;
+        }
+    };
+    assert!(words(&outcome).contains("planning session"), "{outcome:?}");
+}
+
 /// A recording the recorder journaled is transcribed from memory and kept where it is (no
 /// second copy), and the run notes on disk, once for its head and whole together, that it began
 /// transcribing it: a crash then counts against the recording at the next start.

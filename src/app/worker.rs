@@ -53,7 +53,7 @@ mod interrupt;
 pub mod stream;
 mod streaming;
 
-use streaming::{finished_with_more_speech, superseded, Head};
+use streaming::{newer_audio_with_more_speech, superseded, Head};
 
 use commit::Rule;
 use stream::Stream;
@@ -335,8 +335,8 @@ impl WorkerThread {
                     );
                     return;
                 }
-                // Key-up with speech after this audio makes a pass that cannot commit by a
-                // pause useless: then stop, and get to the whole sooner.
+                // Newer audio with speech after this (key-up's, or a pause's snapshot) makes a
+                // pass that cannot commit by a pause useless: then stop, and get to it sooner.
                 let stop = Arc::clone(&self.stop);
                 let at_pause = match &job.audio {
                     JobAudio::Recorded(samples) => self.pass_ends_in_pause(job.id, samples),
@@ -344,7 +344,7 @@ impl WorkerThread {
                 };
                 let mut keep_going = || {
                     queue.extend(commands.try_iter());
-                    (at_pause || !finished_with_more_speech(&head, queue))
+                    (at_pause || !newer_audio_with_more_speech(&head, queue))
                         && !stop.load(Ordering::Relaxed)
                 };
                 self.transcribe_early(job, &mut keep_going);

@@ -255,14 +255,22 @@ pub(super) fn log_commit(stream: &Stream, rule: Rule, cut_s: f32) {
     );
 }
 
-/// Whether key-up of the `head`'s recording waits behind it with speech after the head (the
-/// head's text cannot stand for the recording, and the rest is transcribed at once).
-pub(super) fn finished_with_more_speech(head: &Head, queue: &VecDeque<WorkerCommand>) -> bool {
+/// Whether newer audio of the `head`'s recording waits behind it with speech after the head:
+/// key-up's whole recording (the head's text cannot stand for it, and the rest is transcribed
+/// at once), or a pause's snapshot, the audio up to key-up among them (it hears all the head
+/// does and more, and ends in quiet, so it can be committed whole; a pass over the head that
+/// does not end in a pause would only be thrown away or agreed with). A stride's snapshot does
+/// not count: it ends in speech too.
+pub(super) fn newer_audio_with_more_speech(head: &Head, queue: &VecDeque<WorkerCommand>) -> bool {
     queue.iter().any(|command| match command {
-        WorkerCommand::Transcribe(later) if later.id == head.id => match &later.audio {
-            JobAudio::Recorded(recording) => !head.stands_for(recording),
-            JobAudio::Saved(_) => true,
-        },
+        WorkerCommand::Transcribe(later) | WorkerCommand::TranscribeEarly(later)
+            if later.id == head.id =>
+        {
+            match &later.audio {
+                JobAudio::Recorded(recording) => !head.stands_for(recording),
+                JobAudio::Saved(_) => true,
+            }
+        }
         _ => false,
     })
 }
