@@ -43,8 +43,8 @@ pub struct Context {
     committed: Vec<(usize, String)>,
     /// How many times the start was moved back since the commit.
     widened: u32,
-    /// The first words after the cut, normalised, of each pass since the commit that left
-    /// nothing out ([`Self::skipped_after_cut`]).
+    /// The first words after the cut, normalised, of the pass that committed and of each pass
+    /// since that left nothing out ([`Self::skipped_after_cut`]).
     firsts: Vec<Vec<String>>,
 }
 
@@ -75,11 +75,21 @@ impl Context {
             .map(|w| normalise(&w.text))
             .filter(|w| !w.is_empty())
             .collect();
+        // The committing pass's own first words after the cut: the next pass is compared
+        // with them too. On the 110 s clip without pauses the commit's pass wrote "First, the
+        // new website…" after "…planning session.", the next two "The new ed site…" and
+        // agreed, and "First" was lost (a desktop run, 2026-11-28).
+        let after_cut: Vec<String> = pass.words[words.min(pass.words.len())..]
+            .iter()
+            .map(|w| normalise(&w.text))
+            .filter(|w| !w.is_empty())
+            .take(FIRST_WORDS)
+            .collect();
         let context = Context {
             words: heard_again,
             committed,
             widened: 0,
-            firsts: Vec::new(),
+            firsts: vec![after_cut],
         };
         (pass.start + from, context)
     }
