@@ -10,19 +10,18 @@
 //! The CPU class is printed first; `ONEDNN_MAX_CPU_ISA=AVX2 ATEN_CPU_CAPABILITY=avx2` make a
 //! bf16 machine compute as one without.
 
+#[path = "support/app_worker.rs"]
+mod app_worker;
+
+use app_worker::WAIT;
 use std::path::PathBuf;
 use std::sync::{mpsc, Arc};
 use std::time::Duration;
 use whisper_dictation::app::wording::Wording;
 use whisper_dictation::app::worker::{
-    model_request, params_from, Job, JobAudio, Outcome, Worker, WorkerCommand, WorkerEvent,
+    params_from, Job, JobAudio, Outcome, WorkerCommand, WorkerEvent,
 };
 use whisper_dictation::audio::wav::read_wav_16k;
-use whisper_dictation::device::cpu_class::CpuClass;
-use whisper_dictation::recordings::RecordingStore;
-use whisper_dictation::settings::Settings;
-
-const WAIT: Duration = Duration::from_secs(600);
 const CLIPS: [&str; 4] = ["en_kal", "en_slt", "en_rms", "pl_espeak"];
 const PROMPTS: [usize; 4] = [0, 200, 400, 800];
 
@@ -31,8 +30,6 @@ fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
     let runs: usize = args.next().map_or(Ok(5), |n| n.parse())?;
     let model = args.next().unwrap_or_else(|| "base".to_string());
-    let state = tempfile::tempdir()?;
-    std::env::set_var(whisper_dictation::paths::STATE_DIR_ENV, state.path());
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/clips");
     let texts: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("texts.json"))?)?;
@@ -40,28 +37,12 @@ fn main() -> anyhow::Result<()> {
         .as_str()
         .unwrap_or_default()
         .to_string();
-
-    let (tx, rx) = mpsc::channel();
-    let recordings = RecordingStore::new(state.path().join("recordings"), 3);
-    let worker = Worker::spawn(recordings, move |event| {
-        let _ = tx.send(event);
-    })?;
-    println!("CPU: {}", CpuClass::detect());
-    let settings = Settings {
-        model: model.clone(),
-        device: "cpu".into(),
-        ..Settings::default()
-    };
-    worker.send(WorkerCommand::Load(
-        model_request(&settings, state.path()).map_err(anyhow::Error::msg)?,
-    ));
-    loop {
-        match rx.recv_timeout(WAIT)? {
-            WorkerEvent::Ready { .. } => break,
-            WorkerEvent::LoadFailed { message, .. } => anyhow::bail!("{model}: {message}"),
-            _ => {}
-        }
-    }
+    let app_worker::Ready {
+        worker,
+        events: rx,
+        settings,
+        state: _state,
+    } = app_worker::start(&model)?;
     let wording = Arc::new(Wording::from_settings(&settings));
     println!(
         "{:<10} {:>7} {:>10} {:>7}  text",

@@ -12,49 +12,33 @@
 //!
 //!     cargo run --release --example wording_cost -- [MODEL (base)]
 
+#[path = "support/app_worker.rs"]
+mod app_worker;
+
+use app_worker::WAIT;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 use whisper_dictation::app::wording::Wording;
 use whisper_dictation::app::worker::{
-    model_request, params_from, Job, JobAudio, Outcome, Worker, WorkerCommand, WorkerEvent,
+    params_from, Job, JobAudio, Outcome, Worker, WorkerCommand, WorkerEvent,
 };
 use whisper_dictation::audio::wav::read_wav_16k;
-use whisper_dictation::device::cpu_class::CpuClass;
-use whisper_dictation::recordings::RecordingStore;
 use whisper_dictation::settings::Settings;
 use whisper_dictation::wer::wer_percent;
-
-const WAIT: Duration = Duration::from_secs(600);
 
 fn main() -> anyhow::Result<()> {
     whisper_dictation::platform::prefer_sleeping_compute_threads();
     let model = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "base".to_string());
-    let state = tempfile::tempdir()?;
-    std::env::set_var(whisper_dictation::paths::STATE_DIR_ENV, state.path());
-    let (tx, rx) = mpsc::channel();
-    let worker = Worker::spawn(RecordingStore::new(state.path().join("rec"), 3), move |e| {
-        let _ = tx.send(e);
-    })?;
-    println!("CPU: {}", CpuClass::detect());
-    let base = Settings {
-        model: model.clone(),
-        device: "cpu".into(),
-        ..Settings::default()
-    };
-    worker.send(WorkerCommand::Load(
-        model_request(&base, state.path()).map_err(anyhow::Error::msg)?,
-    ));
-    loop {
-        match rx.recv_timeout(WAIT)? {
-            WorkerEvent::Ready { .. } => break,
-            WorkerEvent::LoadFailed { message, .. } => anyhow::bail!("{model}: {message}"),
-            _ => {}
-        }
-    }
+    let app_worker::Ready {
+        worker,
+        events: rx,
+        settings: base,
+        state: _state,
+    } = app_worker::start(&model)?;
     let before = Settings {
         spoken_commands: false,
         remove_fillers: false,

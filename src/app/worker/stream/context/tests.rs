@@ -18,6 +18,22 @@ fn context(words: &[&str], committed: &[(&str, f32)]) -> Context {
     }
 }
 
+/// A pass from `start` s, `len` s long, with these words (text, start, end in seconds of it).
+fn word_pass(start: f32, len: f32, words: &[(&str, f32, f32)]) -> WordPass {
+    WordPass {
+        start: (start * RATE) as usize,
+        len: (len * RATE) as usize,
+        words: words
+            .iter()
+            .map(|&(text, start, end)| PassWord {
+                text: format!(" {text}"),
+                start,
+                end,
+            })
+            .collect(),
+    }
+}
+
 /// Speech (a loud tone) from `speech.0` to `speech.1` seconds of `seconds` of near-quiet.
 fn audio(seconds: f32, speech: &[(f32, f32)]) -> Vec<f32> {
     (0..(seconds * RATE) as usize)
@@ -130,25 +146,18 @@ fn the_next_pass_starts_further_back_each_time_speech_was_left_out() {
 
 #[test]
 fn a_commit_keeps_its_words_to_start_further_back_from() {
-    let pass = WordPass {
-        start: (10.0 * RATE) as usize,
-        len: (8.0 * RATE) as usize,
-        words: [
+    let pass = word_pass(
+        10.0,
+        8.0,
+        &[
             ("Good", 0.0, 0.4),
             ("morning.", 0.4, 1.0),
             ("Here", 1.1, 1.4),
             ("we", 1.4, 1.6),
             ("go.", 1.6, 3.5),
             ("Next", 3.6, 4.0),
-        ]
-        .iter()
-        .map(|&(text, start, end)| PassWord {
-            text: format!(" {text}"),
-            start,
-            end,
-        })
-        .collect(),
-    };
+        ],
+    );
     let cut = (3.55 * RATE) as usize;
     let (from, after) = Context::default().after_commit(&pass, 5, cut);
     // The last committed word that starts 2 s before the cut or earlier: "we" (1.4 s).
@@ -237,25 +246,18 @@ fn a_pass_that_skips_the_word_an_earlier_one_wrote_after_the_cut_is_found() {
 /// (The 110 s clip without pauses lost "First" after "…planning session." this way.)
 #[test]
 fn a_pass_that_skips_the_word_the_committing_pass_wrote_after_the_cut_is_found() {
-    let pass = WordPass {
-        start: 0,
-        len: (8.0 * RATE) as usize,
-        words: [
+    let pass = word_pass(
+        0.0,
+        8.0,
+        &[
             ("planning", 2.6, 3.1),
             ("session.", 3.1, 4.0),
             ("First,", 4.3, 4.7),
             ("the", 4.7, 4.8),
             ("new", 4.8, 5.0),
             ("website", 5.0, 5.5),
-        ]
-        .iter()
-        .map(|&(text, start, end)| PassWord {
-            text: format!(" {text}"),
-            start,
-            end,
-        })
-        .collect(),
-    };
+        ],
+    );
     let (_, mut after) = Context::default().after_commit(&pass, 2, (4.2 * RATE) as usize);
     let next = transcript_of(
         &[
