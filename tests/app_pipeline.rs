@@ -348,7 +348,11 @@ fn whole_while_head_runs(
     let mut head_finished = false;
     loop {
         match h.events.recv_timeout(WAIT).expect("the worker answers") {
-            WorkerEvent::Progress { id: done, .. } if done == id => head_finished = true,
+            WorkerEvent::Progress {
+                id: done,
+                stopped: false,
+                ..
+            } if done == id => head_finished = true,
             WorkerEvent::Done {
                 id: done,
                 outcome,
@@ -429,8 +433,11 @@ fn a_pause_after_more_speech_stops_the_pass_over_a_stride() {
     h.worker.send(WorkerCommand::TranscribeEarly(job(&paused)));
     // The first pass to report is the pause's; key-up comes after it.
     let first = loop {
-        if let WorkerEvent::Progress { seconds, .. } =
-            h.events.recv_timeout(WAIT).expect("the worker answers")
+        if let WorkerEvent::Progress {
+            seconds,
+            stopped: false,
+            ..
+        } = h.events.recv_timeout(WAIT).expect("the worker answers")
         {
             break seconds;
         }
@@ -446,6 +453,64 @@ fn a_pause_after_more_speech_stops_the_pass_over_a_stride() {
         }
     };
     assert!(words(&outcome).contains("planning session"), "{outcome:?}");
+}
+
+/// A pass over a pause's snapshot is of use only if the pause holds (the words of a short
+/// stretch are not compared with another pass's): when the recorder hears the speaker go on
+/// within [`PAUSE_HELD`] of it, the pass stops and shows nothing new; when the speaker went
+/// on later, the pause held and the pass runs to its end.
+#[test]
+fn a_pass_over_a_pause_stops_when_the_speaker_goes_on_before_it_holds() {
+    use whisper_dictation::app::worker::commit::PAUSE_HELD;
+    let h = Harness::new();
+    h.load();
+    h.transcribe(12, JobAudio::Recorded(clip("en_kal.wav")), "en");
+    let room = clip("near_silent_5s.wav")[..4_000].to_vec();
+    let paused = [clip("en_slt.wav"), room].concat();
+    let peak = whisper_dictation::audio::level::loudest_frame(&paused, 16_000);
+    assert!(pause::ends_in_pause(&paused, peak, 16_000));
+    let held = (PAUSE_HELD * 16_000.0) as usize;
+    let params = TranscribeParams {
+        language: Some("en".into()),
+        ..TranscribeParams::default()
+    };
+    let mut shown = Vec::new();
+    for (id, went_on_after) in [(13, held / 2), (14, held + 1_600)] {
+        h.worker.send(WorkerCommand::TranscribeEarly(Job {
+            id,
+            audio: JobAudio::Recorded(paused.clone()),
+            params: params.clone(),
+            wording: Default::default(),
+            journal: None,
+        }));
+        h.worker.send(WorkerCommand::SpeechAfterPause {
+            id,
+            pause_end: paused.len(),
+            heard_at: paused.len() + went_on_after,
+        });
+        shown.push(loop {
+            if let WorkerEvent::Progress {
+                id: of,
+                stopped,
+                tentative,
+                ..
+            } = h.events.recv_timeout(WAIT).expect("the worker answers")
+            {
+                assert_eq!(of, id);
+                break (stopped, tentative);
+            }
+        });
+    }
+    assert_eq!(
+        shown[0],
+        (true, String::new()),
+        "the pass over a pause that did not hold ran"
+    );
+    assert!(
+        !shown[1].0 && shown[1].1.split_whitespace().count() > 3,
+        "the pass over a pause that held was stopped: {:?}",
+        shown[1]
+    );
 }
 
 /// A recording the recorder journaled is transcribed from memory and kept where it is (no

@@ -2,8 +2,9 @@
 //! desktop: the audio so far is sent whenever the recorder would send it (at every pause, and
 //! every stride of speech when the worker commits without pauses, decided by the recorder's own
 //! `audio::pause` functions), each pass is
-//! let finish as a worker that keeps up with the speaker would, and key-up sends the whole
-//! recording. The streamed text must have the words of the whole recording transcribed at once
+//! let finish as a worker that keeps up with the speaker would (but for a pause's pass, which
+//! is told in real time, as the recorder would tell it, when the speaker goes on within half a
+//! second of the pause), and key-up sends the whole recording. The streamed text must have the words of the whole recording transcribed at once
 //! (WER within a point) and no word lost or said twice at any commit point; the figures (passes, commits, engine time at key-up and in all) are printed
 //! against the whole transcription's.
 //!
@@ -150,17 +151,32 @@ impl Harness {
             } else {
                 WorkerCommand::TranscribeEarly(job)
             });
+            if let Some(heard_at) = (!stride).then(|| speech_after_pause(audio, end)).flatten() {
+                // The recorder hears the speaker go on while the pause's pass runs.
+                let after_ms = (heard_at - end) * 1000 / RATE;
+                println!("  (speech again {after_ms} ms after the pause's snapshot)");
+                std::thread::sleep(Duration::from_secs_f32(
+                    (heard_at - end) as f32 / RATE as f32,
+                ));
+                self.worker.send(WorkerCommand::SpeechAfterPause {
+                    id,
+                    pause_end: end,
+                    heard_at,
+                });
+            }
             loop {
                 match self.events.recv_timeout(WAIT).expect("the worker answers") {
                     WorkerEvent::Progress {
                         id: done,
                         engine,
+                        stopped,
                         committed,
                         tentative,
                         seconds,
                     } if done == id => {
+                        let how = if stopped { "stopped" } else { "" };
                         println!(
-                            "  {seconds:5.1} s {:4} ms  {committed:?} + {tentative:?}",
+                            "  {seconds:5.1} s {:4} ms {how:7} {committed:?} + {tentative:?}",
                             engine.as_millis()
                         );
                         passes.push(engine);
@@ -211,6 +227,20 @@ fn snapshots(audio: &[f32]) -> Vec<(usize, bool)> {
         }
     }
     sends
+}
+
+/// Where the recorder, checking every 50 ms, hears speech again within half a second of the
+/// pause's snapshot ending at `end` (later, the pause has held and the worker would not stop
+/// the pause's pass for it).
+fn speech_after_pause(audio: &[f32], end: usize) -> Option<usize> {
+    let step = RATE / 20;
+    (end + step..=(end + RATE / 2).min(audio.len()))
+        .step_by(step)
+        .find(|&at| {
+            let so_far = &audio[..at];
+            let peak = whisper_dictation::audio::level::loudest_frame(so_far, RATE as u32);
+            pause::spoke_since(so_far, end, peak, RATE as u32)
+        })
 }
 
 fn clips() -> PathBuf {

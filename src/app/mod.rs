@@ -581,6 +581,19 @@ impl App {
                     self.transcribe_early(id, samples, stride);
                 }
             }
+            RecorderEvent::SpeechAfterPause {
+                id,
+                pause_end,
+                heard_at,
+            } => {
+                if self.dictation.is_recording(id) {
+                    self.worker.send(WorkerCommand::SpeechAfterPause {
+                        id,
+                        pause_end,
+                        heard_at,
+                    });
+                }
+            }
             RecorderEvent::Head { id, samples } => {
                 let covered = self.early_sent.as_ref().is_some_and(|sent| {
                     sent.id == id

@@ -89,6 +89,7 @@ impl App {
                 id,
                 seconds,
                 engine,
+                stopped,
                 committed,
                 tentative,
             } => {
@@ -96,10 +97,11 @@ impl App {
                     id,
                     seconds,
                     engine_ms = engine.as_millis() as u64,
+                    stopped,
                     "audio so far transcribed"
                 );
-                // A pass that gave no text at all leaves the words shown.
-                if !committed.trim().is_empty() || !tentative.trim().is_empty() {
+                // A pass that gave no text at all, or was stopped, leaves the words shown.
+                if !stopped && (!committed.trim().is_empty() || !tentative.trim().is_empty()) {
                     self.overlay.stream_text(id, &committed, &tentative);
                 }
             }

@@ -123,6 +123,14 @@ pub fn stride_after_new_speech(recording: &[f32], since: usize, sample_rate: u32
     loudest_frame(newest, sample_rate) > gate.frame_rms
 }
 
+/// Whether something was said in `recording` after its first `since` samples (the end of a
+/// pause's snapshot), judged against the recording's loudest frame `peak` as a pause is: the
+/// speaker went on after that pause.
+pub fn spoke_since(recording: &[f32], since: usize, peak: f32, sample_rate: u32) -> bool {
+    since < recording.len()
+        && !tail_is_quiet(recording, since, peak, sample_rate, &GateConfig::default())
+}
+
 /// Whether the recording can end after [`FIRST_TAIL`] instead of the whole tail: its first
 /// `head_len` samples (up to key-up) end in [`QUIET_END`] of quiet after speech, and everything
 /// since is quiet as well.
@@ -180,6 +188,23 @@ mod tests {
             RATE as usize,
             RATE
         ));
+    }
+
+    #[test]
+    fn speech_after_a_pause_is_heard_and_room_noise_or_a_soft_breath_is_not() {
+        let paused = join(&[quiet(0.3), tone(2.0, 0.2), quiet(0.2)]);
+        let peak = loudest_frame(&paused, RATE);
+        let end = paused.len();
+        // Nothing after the snapshot yet, then only more quiet.
+        assert!(!spoke_since(&paused, end, peak, RATE));
+        let still_quiet = join(&[paused.clone(), quiet(0.3)]);
+        assert!(!spoke_since(&still_quiet, end, peak, RATE));
+        // A breath 30 dB below the speech is quiet by the pause's measure.
+        let breath = join(&[paused.clone(), tone(0.1, 0.0063)]);
+        assert!(!spoke_since(&breath, end, peak, RATE));
+        // The next word.
+        let went_on = join(&[paused, quiet(0.1), tone(0.1, 0.2)]);
+        assert!(spoke_since(&went_on, end, peak, RATE));
     }
 
     #[test]

@@ -11,7 +11,9 @@
 //!    the stretch is not transcribed again): the cut lies in the quiet after the last word, so
 //!    no word can straddle it. A pause of 0.15 s alone is not enough: people pause that long
 //!    after a comma or before a hard word, and Whisper ends the stretch it was given with a
-//!    full stop ("Second. We agreed…", "has been moved. To…" on the project's clip).
+//!    full stop ("Second. We agreed…", "has been moved. To…" on the project's clip). The
+//!    pass starts at the 0.15 s (key-up may come in the pause: its text is then ready) and
+//!    stops when the speaker goes on before the pause has held (`app::worker`).
 //! 2. **Two passes agree** (LocalAgreement-2 over Whisper's segments). In speech without pauses
 //!    the recorder sends the audio so far every [`crate::audio::pause::STRIDE`]. A segment is
 //!    committed when it is not the pass's last (the last one may be a sentence still being

@@ -43,6 +43,7 @@ impl Serving {
             WorkerCommand::TranscribeEarly(job) | WorkerCommand::TranscribeStride(job) => {
                 Serving::Early { id: job.id }
             }
+            WorkerCommand::SpeechAfterPause { id, .. } => Serving::Early { id: *id },
         }
     }
 }

@@ -24,35 +24,54 @@ impl WorkerThread {
         samples.len().saturating_sub(from) < stream::STRIDE_FROM
     }
 
-    /// Whether the next pass over recording `id`'s audio so far (`samples`) ends in a pause.
-    pub(super) fn pass_ends_in_pause(&self, id: u64, samples: &[f32]) -> bool {
-        let from = self
-            .stream
-            .as_ref()
-            .filter(|s| s.id == id)
-            .map_or(0, |s| s.committed_to);
+    /// Whether the next pass over recording `id`'s audio so far (`samples`) ends in a pause
+    /// (asked after [`Self::commit_held_pause`]);
+    /// and whether it is of use only if that pause holds: it asks for no word times, so
+    /// nothing compares its words ([`Stream::pass_needs_word_times`]), and only a held pause
+    /// commits it.
+    pub(super) fn pass_ends_in_pause(&self, id: u64, samples: &[f32]) -> (bool, bool) {
+        // There is one: [`Self::commit_held_pause`] came first.
+        let Some(stream) = self.stream.as_ref().filter(|s| s.id == id) else {
+            return (false, false);
+        };
+        let from = stream.committed_to;
         let to = samples.len().min(from + stream::MAX_PASS);
         let peak = loudest_frame(samples, SAMPLE_RATE);
-        from < to
+        let at_pause = from < to
             && to == samples.len()
-            && pause::ends_in_pause(&samples[from..to], peak, SAMPLE_RATE)
+            && pause::ends_in_pause(&samples[from..to], peak, SAMPLE_RATE);
+        let only_for_its_pause = at_pause
+            && stream.pass_range(samples.len()).is_some_and(|range| {
+                !stream.pass_needs_word_times(&range, &samples[range.clone()], peak)
+            });
+        (at_pause, only_for_its_pause)
+    }
+
+    /// Before a pass over `job`'s audio so far: the stream of its recording (a new one for a
+    /// new recording), with the last pass's text committed when the pause it ended in has
+    /// held in this audio.
+    pub(super) fn commit_held_pause(&mut self, job: &Job) {
+        let JobAudio::Recorded(samples) = &job.audio else {
+            return;
+        };
+        let stream = match self.stream.as_mut().filter(|s| s.id == job.id) {
+            Some(stream) => stream,
+            None => self.stream.insert(Stream::new(job.id)),
+        };
+        if let Some(cut_s) = stream.commit_held_pause(samples) {
+            log_commit(stream, Rule::Pause, cut_s);
+        }
     }
 
     /// A pass over the audio so far of a recording (see the module doc), unless `keep_going`
-    /// stops it first.
+    /// stops it first; [`Self::commit_held_pause`] has been called for it.
     pub(super) fn transcribe_early(&mut self, job: Job, keep_going: &mut dyn FnMut() -> bool) {
         let JobAudio::Recorded(samples) = job.audio else {
             return;
         };
-        if self.stream.as_ref().is_none_or(|s| s.id != job.id) {
-            self.stream = Some(Stream::new(job.id));
-        }
-        let Some(stream) = self.stream.as_mut() else {
+        let Some(stream) = self.stream.as_mut().filter(|s| s.id == job.id) else {
             return;
         };
-        if let Some(cut_s) = stream.commit_held_pause(&samples) {
-            log_commit(stream, Rule::Pause, cut_s);
-        }
         let Some(range) = stream.pass_range(samples.len()) else {
             return;
         };
@@ -73,10 +92,24 @@ impl WorkerThread {
         // The word rule compares passes word by word (key-up's pass commits all, so needs none).
         params.word_times |= stream.pass_needs_word_times(&range, audio, peak);
         let journal = job.journal.as_deref();
+        let started = Instant::now();
         let Some((result, engine)) = self.whisper(audio, &params, Part::Head, journal, keep_going)
         else {
-            tracing::debug!(id = job.id, "early transcription stopped: newer audio came");
-            return;
+            let spent = started.elapsed();
+            tracing::debug!(
+                id = job.id,
+                engine_ms = spent.as_millis() as u64,
+                "early transcription stopped: newer audio came, or the pause did not hold"
+            );
+            let (committed, tentative) = shown(self.stream.as_ref(), job.id);
+            return (self.emit)(WorkerEvent::Progress {
+                id: job.id,
+                seconds: range.end as f32 / SAMPLE_RATE as f32,
+                engine: spent,
+                stopped: true,
+                committed,
+                tentative,
+            });
         };
         let transcript = match result {
             Ok(transcript) => transcript,
@@ -130,6 +163,7 @@ impl WorkerThread {
             id,
             seconds: end as f32 / SAMPLE_RATE as f32,
             engine,
+            stopped: false,
             committed,
             tentative,
         });
@@ -239,8 +273,29 @@ pub(super) fn superseded(head: &Head, queue: &VecDeque<WorkerCommand>) -> bool {
             JobAudio::Recorded(recording) => !head.stands_for(recording),
             JobAudio::Saved(_) => true,
         },
-        WorkerCommand::Transcribe(_) | WorkerCommand::Load(_) => false,
+        WorkerCommand::Transcribe(_)
+        | WorkerCommand::Load(_)
+        | WorkerCommand::SpeechAfterPause { .. } => false,
     })
+}
+
+/// Whether the speaker went on too soon after the pause that ended the `head`'s audio for
+/// that pause to hold ([`commit::pause_held`]: [`commit::PAUSE_HELD`] of quiet after it), as
+/// the recorder heard it ([`WorkerCommand::SpeechAfterPause`] waiting in the queue).
+pub(super) fn pause_broken(head: &Head, queue: &VecDeque<WorkerCommand>) -> bool {
+    let held = (commit::PAUSE_HELD * SAMPLE_RATE as f32) as usize;
+    queue.iter().any(|command| {
+        matches!(command, WorkerCommand::SpeechAfterPause { id, pause_end, heard_at }
+            if *id == head.id && *pause_end == head.len && *heard_at < head.len + held)
+    })
+}
+
+/// What the overlay shows of recording `id`: its committed text and the tentative rest.
+pub(super) fn shown(stream: Option<&Stream>, id: u64) -> (String, String) {
+    stream
+        .filter(|s| s.id == id)
+        .map(|s| (s.committed_text(), s.tentative_text()))
+        .unwrap_or_default()
 }
 
 /// Logs a commit of `stream` (no text: its length in words, where it cut, by which rule).

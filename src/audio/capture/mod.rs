@@ -109,6 +109,18 @@ pub enum RecorderEvent {
         /// Sent for a stride of speech, not at a pause.
         stride: bool,
     },
+    /// The speaker went on after the pause whose audio was the last [`RecorderEvent::Pause`]
+    /// (sent once per such pause, never after a stride's): the pass over it can only be
+    /// committed if the quiet after it lasted long enough, which the worker judges from the
+    /// two positions.
+    SpeechAfterPause {
+        id: u64,
+        /// The pause's snapshot: how many 16 kHz samples it held.
+        pause_end: usize,
+        /// The recording's length (16 kHz samples) when speech was heard after it: speech
+        /// began before here.
+        heard_at: usize,
+    },
     /// The audio up to the moment the key went up, sent before the [`TAIL`] is recorded so
     /// transcription can start at once; [`RecorderEvent::Audio`] follows with the tail.
     Head {
@@ -200,6 +212,9 @@ struct RecorderThread {
     current: Option<Current>,
     /// Samples (at the device's rate) of the current recording already sent as a pause.
     paused_at: usize,
+    /// The last snapshot was a pause's, of this many 16 kHz samples, and no speech has been
+    /// heard after it yet ([`RecorderEvent::SpeechAfterPause`]).
+    pause_watched: Option<usize>,
     /// The current recording's loudest frame, measured as it arrives (the pause check's
     /// reference level).
     peak: RunningPeak,
@@ -229,6 +244,7 @@ impl RecorderThread {
             stream_errors: mpsc::channel(),
             current: None,
             paused_at: 0,
+            pause_watched: None,
             peak: RunningPeak::default(),
             journal: None,
             deferred: Vec::new(),
@@ -338,6 +354,7 @@ impl RecorderThread {
             rate,
         });
         self.paused_at = 0;
+        self.pause_watched = None;
         self.peak = RunningPeak::default();
         self.converted = Some(Resampler::new(rate, TARGET_RATE));
         self.journal = journal.and_then(|path| match JournalWriter::create(path, rate) {
@@ -529,12 +546,13 @@ impl RecorderThread {
     }
 
     /// Sends [`RecorderEvent::Pause`] when the speaker has just paused after new speech, or
-    /// has spoken a stride without pausing.
+    /// has spoken a stride without pausing; and [`RecorderEvent::SpeechAfterPause`] when the
+    /// speaker goes on after a pause's snapshot.
     fn notice_pause(&mut self) {
         let Some(Current { id, rate, .. }) = self.current else {
             return;
         };
-        let (paused, stride) = {
+        let (paused, stride, spoke_after_pause) = {
             let shared = lock(&self.shared);
             let Some(recording) = shared.recording.as_ref() else {
                 return;
@@ -545,11 +563,24 @@ impl RecorderThread {
             let stride = !paused
                 && self.config.strides
                 && super::pause::stride_after_new_speech(recording, self.paused_at, rate);
-            (paused, stride)
+            let spoke_after_pause = (self.pause_watched.is_some()
+                && super::pause::spoke_since(recording, self.paused_at, peak, rate))
+            .then(|| recording.len() as u64 * u64::from(TARGET_RATE) / u64::from(rate.max(1)));
+            (paused, stride, spoke_after_pause)
         };
+        if let (Some(heard_at), Some(pause_end)) = (spoke_after_pause, self.pause_watched) {
+            self.pause_watched = None;
+            let heard_at = usize::try_from(heard_at).unwrap_or(usize::MAX);
+            (self.emit)(RecorderEvent::SpeechAfterPause {
+                id,
+                pause_end,
+                heard_at: heard_at.max(pause_end),
+            });
+        }
         if paused || stride {
             let (samples, len) = self.recorded_so_far();
             self.paused_at = len;
+            self.pause_watched = (!stride).then_some(samples.len());
             (self.emit)(RecorderEvent::Pause {
                 id,
                 samples,

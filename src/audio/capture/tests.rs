@@ -361,3 +361,59 @@ fn a_microphone_that_cannot_open_fails_the_start_with_nothing_to_follow() {
     assert_eq!(problem, MicrophoneProblem::NotFound);
     assert!(!follows);
 }
+
+/// `seconds` of room quiet, fed as 20 ms callbacks in real time.
+fn stay_quiet(feed: &Feed, seconds: f32) {
+    let n = (seconds * RATE as f32) as usize;
+    for block in vec![0.0005f32; n].chunks(320) {
+        feed.push(block.iter().copied());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn the_speaker_going_on_after_a_pause_is_reported_once_with_where_the_pause_ended() {
+    let source = Scripted::default();
+    let (recorder, rx) = spawn(&source, "pauses");
+    recorder.send(RecorderCommand::Start {
+        id: 6,
+        journal: None,
+    });
+    started(&rx);
+    let feed = source.feed();
+    speak(&feed, 0.8, 0);
+    stay_quiet(&feed, 0.3);
+    let pause_end = next(&rx, "Pause", |e| match e {
+        RecorderEvent::Pause {
+            samples, stride, ..
+        } => Some((samples.len(), stride)),
+        _ => None,
+    });
+    assert!(!pause_end.1, "a pause, not a stride");
+    let pause_end = pause_end.0;
+    speak(&feed, 0.5, 0);
+    let (id, reported_end, heard_at) = next(&rx, "SpeechAfterPause", |e| match e {
+        RecorderEvent::SpeechAfterPause {
+            id,
+            pause_end,
+            heard_at,
+        } => Some((id, pause_end, heard_at)),
+        RecorderEvent::Pause { .. } => panic!("no second pause yet"),
+        _ => None,
+    });
+    assert_eq!((id, reported_end), (6, pause_end));
+    // Heard after the pause's snapshot and its quiet, within a few checks of the speech.
+    let quiet_after = (0.3 * RATE as f32) as usize;
+    assert!(
+        heard_at > pause_end && heard_at <= pause_end + quiet_after + RATE as usize / 5,
+        "heard at {heard_at}, pause ended at {pause_end}"
+    );
+    // Once per pause: the next event is the next pause.
+    stay_quiet(&feed, 0.3);
+    next(&rx, "the second Pause", |e| match e {
+        RecorderEvent::SpeechAfterPause { .. } => panic!("reported twice"),
+        RecorderEvent::Pause { samples, .. } => Some(samples.len()),
+        _ => None,
+    });
+    recorder.send(RecorderCommand::Cancel { id: 6 });
+}
