@@ -58,8 +58,6 @@ mod interrupt;
 pub mod stream;
 mod streaming;
 
-use streaming::{newer_audio_with_more_speech, pause_broken, shown, superseded, Head};
-
 use commit::Rule;
 use stream::Stream;
 
@@ -331,47 +329,8 @@ impl WorkerThread {
             WorkerCommand::Transcribe(job) => self.transcribe(job),
             // Read by a pass over that pause while it runs; nothing to do after it.
             WorkerCommand::SpeechAfterPause { .. } => {}
-            WorkerCommand::TranscribeStride(job) if self.stride_too_soon(&job) => {
-                // The audio since the last commit is short: the next pause commits it. What
-                // is shown stays.
-                let (committed, tentative) = shown(self.stream.as_ref(), job.id);
-                self.progress(job.id, 0, Duration::ZERO, committed, tentative);
-            }
-            WorkerCommand::TranscribeEarly(job) | WorkerCommand::TranscribeStride(job) => {
-                let Some(head) = Head::of(&job) else {
-                    return;
-                };
-                if self.crashed.contains(&job.id) {
-                    return; // an earlier part of this recording panicked
-                }
-                if superseded(&head, queue) {
-                    tracing::debug!(
-                        id = job.id,
-                        "early transcription skipped: newer audio queued"
-                    );
-                    return;
-                }
-                self.commit_held_pause(&job);
-                // Newer audio with speech after this (key-up's, or a pause's snapshot) makes a
-                // pass that cannot commit by a pause useless: then stop, and get to it sooner.
-                // A pass that ends in a pause is of use only if the pause holds, and, unless
-                // its words are compared with the next pass's, stops when it does not.
-                let stop = Arc::clone(&self.stop);
-                let (at_pause, only_for_its_pause) = match &job.audio {
-                    JobAudio::Recorded(samples) => self.pass_ends_in_pause(job.id, samples),
-                    JobAudio::Saved(_) => (false, false),
-                };
-                let mut keep_going = || {
-                    queue.extend(commands.try_iter());
-                    let useless = if at_pause {
-                        only_for_its_pause && pause_broken(&head, queue)
-                    } else {
-                        newer_audio_with_more_speech(&head, queue)
-                    };
-                    !useless && !stop.load(Ordering::Relaxed)
-                };
-                self.transcribe_early(job, &mut keep_going);
-            }
+            WorkerCommand::TranscribeEarly(job) => self.serve_pass(job, false, queue, commands),
+            WorkerCommand::TranscribeStride(job) => self.serve_pass(job, true, queue, commands),
         }
     }
 

@@ -1,15 +1,68 @@
 //! The worker's side of a dictation streamed while the key is held: each pass over the audio
-//! so far ([`WorkerThread::transcribe_early`], a stride's skipped while too little is
-//! uncommitted), whether queued audio made a pass useless ([`superseded`]), and key-up of a
+//! so far ([`WorkerThread::serve_pass`], a stride's skipped while too little is uncommitted),
+//! whether queued audio or the speaker going on made a pass useless ([`superseded`],
+//! [`newer_audio_with_more_speech`], [`pause_broken`]), and key-up of a
 //! streamed dictation ([`WorkerThread::finish_stream`]: the committed text and the tail). What
 //! is committed is the [`Stream`]'s business; this runs Whisper for it.
 
 use super::*;
 
 impl WorkerThread {
+    /// A snapshot of the audio so far (`stride`: sent after a stride of speech, not at a
+    /// pause): skipped when newer audio queued behind it makes it useless, otherwise the last
+    /// pass's held pause is committed and a pass runs over what is left, unless a stride's
+    /// is too short yet. Newer audio with speech after it (key-up's, or a pause's snapshot)
+    /// makes a pass that cannot commit by a pause useless: then it stops, and that audio is
+    /// got to sooner. A pass that ends in a pause is of use only if the pause holds, and,
+    /// unless its words are compared with the next pass's, stops when it does not.
+    pub(super) fn serve_pass(
+        &mut self,
+        job: Job,
+        stride: bool,
+        queue: &mut VecDeque<WorkerCommand>,
+        commands: &Receiver<WorkerCommand>,
+    ) {
+        let Some(head) = Head::of(&job) else {
+            return;
+        };
+        if self.crashed.contains(&job.id) {
+            return; // an earlier part of this recording panicked
+        }
+        if superseded(&head, queue) {
+            tracing::debug!(
+                id = job.id,
+                "early transcription skipped: newer audio queued"
+            );
+            return;
+        }
+        // First, so that a stride just after a held pause is measured from it.
+        self.commit_held_pause(&job);
+        if stride && self.stride_too_soon(&job) {
+            // The audio since the last commit is short: the next pause commits it. What is
+            // shown stays, but for the held pause just committed.
+            let (committed, tentative) = shown(self.stream.as_ref(), job.id);
+            return self.progress(job.id, head.len, Duration::ZERO, committed, tentative);
+        }
+        let stop = Arc::clone(&self.stop);
+        let (at_pause, only_for_its_pause) = match &job.audio {
+            JobAudio::Recorded(samples) => self.pass_ends_in_pause(job.id, samples),
+            JobAudio::Saved(_) => (false, false),
+        };
+        let mut keep_going = || {
+            queue.extend(commands.try_iter());
+            let useless = if at_pause {
+                only_for_its_pause && pause_broken(&head, queue)
+            } else {
+                newer_audio_with_more_speech(&head, queue)
+            };
+            !useless && !stop.load(Ordering::Relaxed)
+        };
+        self.transcribe_early(job, &mut keep_going);
+    }
+
     /// Whether a stride's snapshot `job` has less audio since the last commit than
     /// [`stream::STRIDE_FROM`].
-    pub(super) fn stride_too_soon(&self, job: &Job) -> bool {
+    fn stride_too_soon(&self, job: &Job) -> bool {
         let JobAudio::Recorded(samples) = &job.audio else {
             return false;
         };
@@ -29,7 +82,7 @@ impl WorkerThread {
     /// and whether it is of use only if that pause holds: it asks for no word times, so
     /// nothing compares its words ([`Stream::pass_needs_word_times`]), and only a held pause
     /// commits it.
-    pub(super) fn pass_ends_in_pause(&self, id: u64, samples: &[f32]) -> (bool, bool) {
+    fn pass_ends_in_pause(&self, id: u64, samples: &[f32]) -> (bool, bool) {
         // There is one: [`Self::commit_held_pause`] came first.
         let Some(stream) = self.stream.as_ref().filter(|s| s.id == id) else {
             return (false, false);
@@ -50,7 +103,7 @@ impl WorkerThread {
     /// Before a pass over `job`'s audio so far: the stream of its recording (a new one for a
     /// new recording), with the last pass's text committed when the pause it ended in has
     /// held in this audio.
-    pub(super) fn commit_held_pause(&mut self, job: &Job) {
+    fn commit_held_pause(&mut self, job: &Job) {
         let JobAudio::Recorded(samples) = &job.audio else {
             return;
         };
@@ -65,7 +118,7 @@ impl WorkerThread {
 
     /// A pass over the audio so far of a recording (see the module doc), unless `keep_going`
     /// stops it first; [`Self::commit_held_pause`] has been called for it.
-    pub(super) fn transcribe_early(&mut self, job: Job, keep_going: &mut dyn FnMut() -> bool) {
+    fn transcribe_early(&mut self, job: Job, keep_going: &mut dyn FnMut() -> bool) {
         let JobAudio::Recorded(samples) = job.audio else {
             return;
         };
@@ -227,7 +280,7 @@ impl WorkerThread {
 
 /// The audio of an early job: which recording, how much of it, how loud.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Head {
+struct Head {
     id: u64,
     /// Samples at 16 kHz.
     len: usize,
@@ -264,7 +317,7 @@ impl Head {
 /// text useless: a later pause or the audio up to key-up (which will be transcribed instead), or
 /// the whole recording with speech after the head (which will be transcribed whole). A whole
 /// recording that is quiet after the head will use the head's text: not superseded.
-pub(super) fn superseded(head: &Head, queue: &VecDeque<WorkerCommand>) -> bool {
+fn superseded(head: &Head, queue: &VecDeque<WorkerCommand>) -> bool {
     queue.iter().any(|command| match command {
         WorkerCommand::TranscribeEarly(later) | WorkerCommand::TranscribeStride(later) => {
             later.id == head.id
@@ -282,7 +335,7 @@ pub(super) fn superseded(head: &Head, queue: &VecDeque<WorkerCommand>) -> bool {
 /// Whether the speaker went on too soon after the pause that ended the `head`'s audio for
 /// that pause to hold ([`commit::pause_held`]: [`commit::PAUSE_HELD`] of quiet after it), as
 /// the recorder heard it ([`WorkerCommand::SpeechAfterPause`] waiting in the queue).
-pub(super) fn pause_broken(head: &Head, queue: &VecDeque<WorkerCommand>) -> bool {
+fn pause_broken(head: &Head, queue: &VecDeque<WorkerCommand>) -> bool {
     let held = (commit::PAUSE_HELD * SAMPLE_RATE as f32) as usize;
     queue.iter().any(|command| {
         matches!(command, WorkerCommand::SpeechAfterPause { id, pause_end, heard_at }
@@ -291,7 +344,7 @@ pub(super) fn pause_broken(head: &Head, queue: &VecDeque<WorkerCommand>) -> bool
 }
 
 /// What the overlay shows of recording `id`: its committed text and the tentative rest.
-pub(super) fn shown(stream: Option<&Stream>, id: u64) -> (String, String) {
+fn shown(stream: Option<&Stream>, id: u64) -> (String, String) {
     stream
         .filter(|s| s.id == id)
         .map(|s| (s.committed_text(), s.tentative_text()))
@@ -316,7 +369,7 @@ pub(super) fn log_commit(stream: &Stream, rule: Rule, cut_s: f32) {
 /// does and more, and ends in quiet, so it can be committed whole; a pass over the head that
 /// does not end in a pause would only be thrown away or agreed with). A stride's snapshot does
 /// not count: it ends in speech too.
-pub(super) fn newer_audio_with_more_speech(head: &Head, queue: &VecDeque<WorkerCommand>) -> bool {
+fn newer_audio_with_more_speech(head: &Head, queue: &VecDeque<WorkerCommand>) -> bool {
     queue.iter().any(|command| match command {
         WorkerCommand::Transcribe(later) | WorkerCommand::TranscribeEarly(later)
             if later.id == head.id =>
