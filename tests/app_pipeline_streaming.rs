@@ -213,17 +213,14 @@ impl Harness {
 /// pauses (the recorder's own `audio::pause` functions, checked every 50 ms).
 fn snapshots(audio: &[f32]) -> Vec<(usize, bool)> {
     let step = RATE / 20; // the recorder's PAUSE_CHECK
-    let mut since = 0;
+    let mut marks = pause::SnapshotMarks::default();
     let mut sends = Vec::new();
     for end in (step..=audio.len()).step_by(step) {
         let so_far = &audio[..end];
-        let paused = pause::paused_after_new_speech(so_far, since, RATE as u32);
-        let stride = !paused
-            && commits_without_pauses()
-            && pause::stride_after_new_speech(so_far, since, RATE as u32);
-        if paused || stride {
-            since = end;
-            sends.push((end, stride));
+        let peak = whisper_dictation::audio::level::loudest_frame(so_far, RATE as u32);
+        if let Some(snapshot) = marks.due(so_far, peak, RATE as u32, commits_without_pauses()) {
+            marks.sent(snapshot, end);
+            sends.push((end, snapshot == pause::Snapshot::Stride));
         }
     }
     sends

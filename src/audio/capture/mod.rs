@@ -39,7 +39,7 @@ mod tests;
 pub use source::{input_device_names, CpalSource, Feed, InputSource, OpenStream};
 
 use super::level::{GateConfig, RunningPeak};
-use super::pause::{tail_can_end_early, FIRST_TAIL, PAUSE_CHECK};
+use super::pause::{tail_can_end_early, Snapshot, SnapshotMarks, FIRST_TAIL, PAUSE_CHECK};
 use super::resample::Resampler;
 use super::wav_journal::JournalWriter;
 use crate::command_thread::CommandThread;
@@ -210,8 +210,8 @@ struct RecorderThread {
     stream: Option<OpenStream>,
     stream_errors: (Sender<String>, Receiver<String>),
     current: Option<Current>,
-    /// Samples (at the device's rate) of the current recording already sent as a pause.
-    paused_at: usize,
+    /// Where the current recording's last snapshots ended (samples at the device's rate).
+    marks: SnapshotMarks,
     /// The last snapshot was a pause's, of this many 16 kHz samples, and no speech has been
     /// heard after it yet ([`RecorderEvent::SpeechAfterPause`]).
     pause_watched: Option<usize>,
@@ -243,7 +243,7 @@ impl RecorderThread {
             stream: None,
             stream_errors: mpsc::channel(),
             current: None,
-            paused_at: 0,
+            marks: SnapshotMarks::default(),
             pause_watched: None,
             peak: RunningPeak::default(),
             journal: None,
@@ -353,7 +353,7 @@ impl RecorderThread {
             started: Instant::now(),
             rate,
         });
-        self.paused_at = 0;
+        self.marks = SnapshotMarks::default();
         self.pause_watched = None;
         self.peak = RunningPeak::default();
         self.converted = Some(Resampler::new(rate, TARGET_RATE));
@@ -552,21 +552,17 @@ impl RecorderThread {
         let Some(Current { id, rate, .. }) = self.current else {
             return;
         };
-        let (paused, stride, spoke_after_pause) = {
+        let (due, spoke_after_pause) = {
             let shared = lock(&self.shared);
             let Some(recording) = shared.recording.as_ref() else {
                 return;
             };
             let peak = self.peak.of(recording, rate);
-            let paused =
-                super::pause::paused_after_new_speech_at(recording, self.paused_at, peak, rate);
-            let stride = !paused
-                && self.config.strides
-                && super::pause::stride_after_new_speech(recording, self.paused_at, rate);
+            let due = self.marks.due(recording, peak, rate, self.config.strides);
             let spoke_after_pause = (self.pause_watched.is_some()
-                && super::pause::spoke_since(recording, self.paused_at, peak, rate))
+                && super::pause::spoke_since(recording, self.marks.pause, peak, rate))
             .then(|| recording.len() as u64 * u64::from(TARGET_RATE) / u64::from(rate.max(1)));
-            (paused, stride, spoke_after_pause)
+            (due, spoke_after_pause)
         };
         if let (Some(heard_at), Some(pause_end)) = (spoke_after_pause, self.pause_watched) {
             self.pause_watched = None;
@@ -577,9 +573,10 @@ impl RecorderThread {
                 heard_at: heard_at.max(pause_end),
             });
         }
-        if paused || stride {
+        if let Some(snapshot) = due {
             let (samples, len) = self.recorded_so_far();
-            self.paused_at = len;
+            self.marks.sent(snapshot, len);
+            let stride = snapshot == Snapshot::Stride;
             self.pause_watched = (!stride).then_some(samples.len());
             (self.emit)(RecorderEvent::Pause {
                 id,
