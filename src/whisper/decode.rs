@@ -3,12 +3,14 @@
 //! cache, filter the logits, choose tokens (greedy, sampling or beam search), and rank the
 //! candidates. Also language detection, which is one decoder step on the same window.
 
+use super::draft::Draft;
 use super::model::{AudioKeys, DecoderState, ModelError, Whisper};
 use super::params::Task;
 use super::rules::{log_softmax, LogitRules};
 use super::search::{best_candidate, BeamSearch, Candidate, Greedy, Search, SplitMix64};
 use super::tokenizer::{SpecialTokens, Tokenizer};
 use flate2::{write::ZlibEncoder, Compression};
+use std::collections::VecDeque;
 use std::io::Write;
 use tch::{Kind, Tensor};
 
@@ -30,6 +32,17 @@ pub struct WindowOptions {
     pub prompt: Vec<u32>,
     /// Tokens forced at the start of the output (fed, not returned, as in OpenAI).
     pub prefix: Vec<u32>,
+    /// The tokens this window is expected to decode to (timestamps included, end-of-text not):
+    /// the previous pass's over the same audio. Greedy decoding at temperature 0 feeds them
+    /// with the first tokens in one decoder call and keeps each while it is the token the
+    /// decoder chooses after the ones before it; at the first it would not choose, the cache
+    /// is cut back there and decoding goes on a step at a time. The result is the one without
+    /// a draft (up to the order of float sums); an agreeing pass costs one batched call instead
+    /// of a call per token. Ignored by beam search and sampling.
+    pub draft: Vec<u32>,
+    /// The draft is of audio that starts before or after this window's (a pass whose start
+    /// moved): it is searched for once two tokens have been decoded.
+    pub draft_elsewhere: bool,
     pub suppress: Vec<u32>,
     pub suppress_at_begin: Vec<u32>,
     pub without_timestamps: bool,
@@ -50,6 +63,8 @@ pub struct WindowResult {
     pub temperature: f32,
     /// gzip ratio of the text: high means repetitive.
     pub compression_ratio: f32,
+    /// Tokens of [`WindowOptions::draft`] the decoder chose (decoded without a step of their own).
+    pub drafted: usize,
 }
 
 /// The tokens fed before sampling begins, and where the start-of-transcript token is.
@@ -109,32 +124,70 @@ pub fn decode_window(
     let sample_begin = init.tokens.len();
     let rules = logit_rules(specials, opts, sample_begin);
     let (rows, mut search) = search_for(opts, specials.eot);
+    let greedy_at_zero =
+        rows == 1 && matches!(search, Search::Greedy(_)) && opts.temperature == 0.0;
+    let mut draft = Draft::new(
+        if greedy_at_zero { &opts.draft } else { &[] },
+        specials.timestamp_begin,
+        opts.draft_elsewhere,
+    );
+    // Room for tokens fed after `fed` decoded ones: the text context, and the step budget.
+    let room = |fed: usize| {
+        n_text_ctx
+            .saturating_sub(fed + 1)
+            .min(opts.sample_len)
+    };
 
     let mut state = model.start_decoding_with(keys, rows)?;
     let mut tokens: Vec<Vec<u32>> = vec![init.tokens.clone(); rows];
     let mut sum_logprobs = vec![0.0f64; rows];
     let mut no_speech_prob = f32::NAN;
 
-    let hidden = model.decode(&token_tensor(&tokens, 0), &mut state)?;
-    let (mut logits, sot_logits) = first_step_logits(model, &hidden, init.sot_index)?;
+    // Draft tokens fed after the last decoded one, not checked yet.
+    let mut in_flight: VecDeque<u32> = draft.propose(room(sample_begin)).iter().copied().collect();
+    let first: Vec<Vec<u32>> = tokens
+        .iter()
+        .map(|row| row.iter().chain(&in_flight).copied().collect())
+        .collect();
+    let hidden = model.decode(&token_tensor(&first, 0), &mut state)?;
+    // Each step's logits, one per row: the first step's, then one after each token in flight.
+    let (mut queued, sot_logits) =
+        first_logits(model, &hidden, init.sot_index, sample_begin - 1)?;
     if let Some(no_speech) = specials.no_speech {
         no_speech_prob = log_softmax(&sot_logits)
             .get(no_speech as usize)
             .map_or(0.0, |lp| lp.exp());
     }
-    for step in 0..opts.sample_len {
+    for _ in 0..opts.sample_len {
         if !keep_going() {
             return Err(ModelError::Stopped);
         }
-        if step > 0 {
-            let fed_from = tokens[0].len() - 1;
-            let hidden = model.decode(&token_tensor(&tokens, fed_from), &mut state)?;
-            logits = last_position_logits(model, &hidden)?;
-        }
+        let mut logits = match queued.pop_front() {
+            Some(logits) => logits,
+            None => {
+                let fed_from = tokens[0].len() - 1;
+                in_flight = draft.propose(room(tokens[0].len())).iter().copied().collect();
+                let mut fed = tokens.clone();
+                fed[0].extend(&in_flight);
+                let hidden = model.decode(&token_tensor(&fed, fed_from), &mut state)?;
+                queued = positions_logits(model, &hidden)?;
+                queued.pop_front().unwrap_or_default()
+            }
+        };
         for (row, row_logits) in logits.iter_mut().enumerate() {
             rules.apply(row_logits, &tokens[row]);
         }
         let outcome = search.update(&mut tokens, &logits, &mut sum_logprobs);
+        if let (Some(proposed), Some(&chosen)) = (in_flight.pop_front(), tokens[0].last()) {
+            if !draft.check(proposed, chosen) {
+                // The cache holds the draft past the chosen token: cut back to the tokens
+                // before it, which the next call feeds on.
+                in_flight.clear();
+                queued.clear();
+                state.truncate(tokens[0].len() - 1)?;
+            }
+        }
+        draft.follow(&tokens[0][sample_begin..]);
         if outcome.completed || tokens[0].len() > n_text_ctx {
             break;
         }
@@ -144,7 +197,9 @@ pub fn decode_window(
     }
 
     let candidates = search.finalize(&tokens, &sum_logprobs, sample_begin);
-    Ok(choose(tokenizer, candidates, opts, no_speech_prob))
+    let mut result = choose(tokenizer, candidates, opts, no_speech_prob);
+    result.drafted = draft.kept();
+    Ok(result)
 }
 
 /// Language probabilities for the window whose keys/values are `keys`, restricted to
@@ -247,6 +302,7 @@ fn choose(
             no_speech_prob,
             temperature: opts.temperature,
             compression_ratio: 0.0,
+            drafted: 0,
         };
     };
     // As in OpenAI, a forced prefix belongs to the initial tokens, not to the output.
@@ -259,6 +315,7 @@ fn choose(
         text,
         no_speech_prob,
         temperature: opts.temperature,
+        drafted: 0,
     }
 }
 
@@ -282,6 +339,26 @@ fn token_tensor(tokens: &[Vec<u32>], from: usize) -> Tensor {
     Tensor::from_slice(&flat).view([rows, cols])
 }
 
+/// Logits of every position of `hidden` (`[1, n, d]`: one row, with tokens in flight), one
+/// entry per position, or of the last position of each row (`[rows, 1, d]`).
+fn positions_logits(model: &Whisper, hidden: &Tensor) -> Result<VecDeque<Vec<Vec<f32>>>, ModelError> {
+    let size = hidden.size();
+    let (rows, n) = (size[0], size[1]);
+    if rows == 1 {
+        return Ok(rows_to_vecs(&model.logits(hidden)?)?
+            .into_iter()
+            .map(|logits| vec![logits])
+            .collect());
+    }
+    let last = hidden
+        .f_narrow(1, n - 1, 1)
+        .map_err(|source| ModelError::Torch {
+            stage: "select last position",
+            source,
+        })?;
+    Ok(VecDeque::from([rows_to_vecs(&model.logits(&last)?)?]))
+}
+
 fn last_position_logits(model: &Whisper, hidden: &Tensor) -> Result<Vec<Vec<f32>>, ModelError> {
     let n = hidden.size()[1];
     let last = hidden
@@ -294,34 +371,39 @@ fn last_position_logits(model: &Whisper, hidden: &Tensor) -> Result<Vec<Vec<f32>
     rows_to_vecs(&logits)
 }
 
-/// Logits of the first step: each row's last position, and row 0's start-of-transcript
-/// position (for the no-speech probability), in one projection so the embedding table is read
-/// once.
-fn first_step_logits(
+/// Logits of the first call: each row's positions from `first_step` on (the first step's,
+/// then one after each draft token fed with it), as one entry per step holding one vector per
+/// row, and row 0's start-of-transcript position (for the no-speech probability), in one
+/// projection so the embedding table is read once.
+fn first_logits(
     model: &Whisper,
     hidden: &Tensor,
     sot_index: usize,
-) -> Result<(Vec<Vec<f32>>, Vec<f32>), ModelError> {
+    first_step: usize,
+) -> Result<(VecDeque<Vec<Vec<f32>>>, Vec<f32>), ModelError> {
     let n = hidden.size()[1];
-    let positions = Tensor::from_slice(&[sot_index as i64, n - 1]).to_device(hidden.device());
+    let mut wanted = vec![sot_index as i64];
+    wanted.extend(first_step as i64..n);
+    let per_row = wanted.len();
+    let positions = Tensor::from_slice(&wanted).to_device(hidden.device());
     let picked = hidden
         .f_index_select(1, &positions)
         .map_err(|source| ModelError::Torch {
-            stage: "select first-step positions",
+            stage: "select first-call positions",
             source,
         })?;
-    let mut pairs = rows_to_vecs(&model.logits(&picked)?)?.into_iter();
-    let mut last = Vec::new();
+    let all = rows_to_vecs(&model.logits(&picked)?)?;
+    let mut steps: VecDeque<Vec<Vec<f32>>> = (1..per_row).map(|_| Vec::new()).collect();
     let mut sot = Vec::new();
-    let mut row = 0;
-    while let (Some(at_sot), Some(at_last)) = (pairs.next(), pairs.next()) {
-        if row == 0 {
-            sot = at_sot;
+    for (i, logits) in all.into_iter().enumerate() {
+        let (row, at) = (i / per_row, i % per_row);
+        match at {
+            0 if row == 0 => sot = logits,
+            0 => {}
+            at => steps[at - 1].push(logits),
         }
-        last.push(at_last);
-        row += 1;
     }
-    Ok((last, sot))
+    Ok((steps, sot))
 }
 
 /// `[rows, 1, vocab]` float logits → one `Vec<f32>` per row, on the CPU.

@@ -6,6 +6,7 @@ pub mod attention;
 pub mod ct2;
 pub mod decode;
 pub mod dims;
+mod draft;
 pub mod engine;
 pub mod gemm;
 pub mod hf;

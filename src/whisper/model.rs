@@ -144,6 +144,24 @@ impl DecoderState {
         self.len == 0
     }
 
+    /// Forgets every text position from `len` on (a draft's tokens the decoder did not choose,
+    /// `decode::decode_window`): the next [`Whisper::decode`] continues after position `len`.
+    pub fn truncate(&mut self, len: usize) -> Result<()> {
+        if len >= self.len {
+            return Ok(());
+        }
+        if self.causal.is_none() {
+            // Growing layout: the cache holds exactly `self.len` positions.
+            for (k, v) in &mut self.self_kv {
+                *k = k.f_narrow(2, 0, len as i64).stage("truncate cache")?;
+                *v = v.f_narrow(2, 0, len as i64).stage("truncate cache")?;
+            }
+        }
+        // Fixed layout: slots from `len` on are masked out until written again.
+        self.len = len;
+        Ok(())
+    }
+
     /// Keeps the rows named by `indices` (beam search reordering); the self-attention cache of
     /// row `i` becomes a copy of the old row `indices[i]`. The row count must stay the same: the
     /// cross-attention cache is shared by all rows of one audio window.

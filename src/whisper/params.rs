@@ -91,6 +91,14 @@ pub struct TranscribeParams {
     /// Give each segment its words with their times ([`crate::whisper::words`]): one more
     /// decoder pass per window over its text. Off by default (OpenAI's `word_timestamps`).
     pub word_times: bool,
+    /// The tokens the first window is expected to decode to, e.g. the previous pass's over the
+    /// same audio while a dictation is transcribed as it is spoken: checked in one decoder call
+    /// instead of decoded a step per token, with the same result
+    /// ([`crate::whisper::decode::WindowOptions::draft`]). Empty: none.
+    pub draft: Vec<u32>,
+    /// The draft is of audio that starts before or after this audio (the pass before started
+    /// elsewhere): it is searched for in what is decoded instead of followed from the start.
+    pub draft_elsewhere: bool,
 }
 
 impl TranscribeParams {
@@ -181,6 +189,8 @@ impl Default for TranscribeParams {
             fallback_time_budget: None,
             padding: PaddingEncoding::Full,
             word_times: false,
+            draft: Vec::new(),
+            draft_elsewhere: false,
         }
     }
 }

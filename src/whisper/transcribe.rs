@@ -145,6 +145,8 @@ pub struct Timings {
     /// 30 s windows decoded, and decoding attempts including temperature fallbacks.
     pub windows: usize,
     pub attempts: usize,
+    /// Tokens taken from [`TranscribeParams::draft`] without a decoder step of their own.
+    pub drafted: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -274,6 +276,9 @@ pub fn transcribe(
         opts.prompt = all_tokens[prompt_reset_since..].to_vec();
         if seek > 0 {
             opts.prefix.clear();
+        } else {
+            opts.draft = params.draft.clone();
+            opts.draft_elsewhere = params.draft_elsewhere;
         }
         if let Some(rate) = params.max_tokens_per_second {
             let seconds = (segment_size * HOP_LENGTH) as f32 / SAMPLE_RATE as f32;
@@ -301,6 +306,7 @@ pub fn transcribe(
         })?;
         timings.decode += decode_started.elapsed();
         timings.windows += 1;
+        timings.drafted += result.window.drafted;
         let window_span = |window: &WindowResult, reason| {
             let start = seek as f32 * HOP_LENGTH as f32 / SAMPLE_RATE as f32;
             Withheld {
@@ -535,6 +541,8 @@ fn base_window_options(
         best_of: params.best_of.unwrap_or(1),
         length_penalty: params.length_penalty,
         prompt: Vec::new(),
+        draft: Vec::new(),
+        draft_elsewhere: false,
         prefix: params
             .prefix
             .as_deref()
@@ -797,6 +805,7 @@ mod fallback_tests {
             no_speech_prob: 0.1,
             temperature,
             compression_ratio,
+            drafted: 0,
         }
     }
 
