@@ -425,6 +425,11 @@ impl WorkerThread {
         let used_stream = stream
             .as_ref()
             .is_some_and(|s| s.has_committed() || s.tentative_stands_for(&samples).is_some());
+        // Transcribed whole: the last pass over its start is the draft.
+        let mut whole_params = job.params.clone();
+        if let Some(stream) = &stream {
+            (whole_params.draft, whole_params.draft_elsewhere) = stream.draft_from(0);
+        }
         let recognised = match stream.filter(|_| used_stream) {
             Some(stream) => self.finish_stream(
                 stream,
@@ -434,7 +439,7 @@ impl WorkerThread {
             ),
             None => self.recognise(
                 &samples,
-                (&job.params, &job.wording),
+                (&whole_params, &job.wording),
                 Part::Whole,
                 recording.as_deref(),
             ),
@@ -553,6 +558,20 @@ impl WorkerThread {
         let result = transcriber.transcribe_while(samples, &params, keep_going);
         let engine = started.elapsed();
         emit_notices(&self.emit, transcriber);
+        if let Ok(transcript) = &result {
+            let timings = &transcript.timings;
+            let ms = |d: Duration| d.as_millis() as u64;
+            tracing::debug!(
+                part = part.name(),
+                engine_ms = ms(engine),
+                encode_ms = ms(timings.encode),
+                decode_ms = ms(timings.decode),
+                words_ms = ms(timings.words),
+                drafted = timings.drafted,
+                draft = params.draft.len(),
+                "transcribed"
+            );
+        }
         match result {
             Ok(transcript) => Some((Ok(transcript), engine)),
             Err(TranscriberError::Transcribe(TranscribeError::Stopped)) => None,

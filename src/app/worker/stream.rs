@@ -71,6 +71,10 @@ pub struct Stream {
     tentative: Option<Tentative>,
     /// The commit rules it follows ([`commit::RULES_IN_USE`]).
     rules: &'static [Rule],
+    /// The last pass's start (samples of the recording) and its first window's tokens as
+    /// Whisper decoded them: the draft of the next pass from the same start
+    /// ([`crate::whisper::TranscribeParams::draft`]).
+    last_tokens: Option<(usize, Vec<u32>)>,
     /// Passes run, and commits made.
     pub passes: u32,
     pub commits: u32,
@@ -140,6 +144,7 @@ impl Stream {
             hypothesis: None,
             last_rule: None,
             tentative: None,
+            last_tokens: None,
             passes: 0,
             commits: 0,
         }
@@ -157,6 +162,18 @@ impl Stream {
     /// pass too.
     pub fn pass_from(&self) -> usize {
         self.pass_from
+    }
+
+    /// The tokens a pass over the recording from `start` is expected to decode to, and whether
+    /// they are of audio that starts elsewhere: the last pass's. Most of a pass is what the
+    /// pass before heard (a stride adds 2 s to 6–12 s, a commit moves the start a few seconds
+    /// on), and the engine checks a draft in one decoder call instead of a step a token
+    /// ([`crate::whisper::TranscribeParams::draft`]).
+    pub fn draft_from(&self, start: usize) -> (Vec<u32>, bool) {
+        match &self.last_tokens {
+            Some((from, tokens)) => (tokens.clone(), *from != start),
+            None => (Vec::new(), false),
+        }
     }
 
     /// Whisper's previous text for the next pass: the person's own prompt, then the end of the
@@ -232,6 +249,11 @@ impl Stream {
         wording: &Wording,
     ) -> Progress {
         self.passes += 1;
+        let first_window = transcript.segments.iter().filter(|s| s.seek == 0);
+        self.last_tokens = Some((
+            range.start,
+            first_window.flat_map(|s| s.tokens.iter().copied()).collect(),
+        ));
         let mut transcript = transcript.clone();
         if self.overlapping() {
             self.drop_repeated_words(&mut transcript);

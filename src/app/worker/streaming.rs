@@ -384,12 +384,14 @@ fn newer_audio_with_more_speech(head: &Head, queue: &VecDeque<WorkerCommand>) ->
 }
 
 /// The parameters of a pass over `stream`'s uncommitted audio: the dictation's, with the
-/// language it was committed in and the committed text's end as Whisper's previous text.
+/// language it was committed in, the committed text's end as Whisper's previous text, and the
+/// last pass's tokens as its draft.
 pub(super) fn pass_params(params: &TranscribeParams, stream: &Stream) -> TranscribeParams {
     let mut params = params.clone();
     if let Some(language) = &stream.language {
         params.language = Some(language.clone());
     }
     params.initial_prompt = stream.prompt(params.initial_prompt.as_deref());
+    (params.draft, params.draft_elsewhere) = stream.draft_from(stream.pass_from());
     params
 }
