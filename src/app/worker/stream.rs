@@ -11,7 +11,9 @@
 //! are dropped from its text; a pass that left speech out after the cut commits nothing and
 //! the next starts further back ([`context`] says why). At key-up only the
 //! audio after the last commit is transcribed, or nothing when the last pass covered it and the
-//! rest is quiet ([`Stream::tentative_stands_for`]).
+//! rest is quiet ([`Stream::tentative_stands_for`]). Every pass, key-up's too, gets the last
+//! pass's tokens as its draft ([`Stream::draft_from`]): the engine checks them in one decoder
+//! call instead of choosing each token again.
 
 mod context;
 
