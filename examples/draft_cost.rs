@@ -16,7 +16,9 @@ use std::time::{Duration, Instant};
 use tch::Kind;
 use whisper_dictation::audio::wav::read_wav_16k;
 use whisper_dictation::device::cpu_class::CpuClass;
-use whisper_dictation::whisper::{Engine, LoadOptions, PaddingEncoding, StepWeights, TranscribeParams};
+use whisper_dictation::whisper::{
+    Engine, LoadOptions, PaddingEncoding, StepWeights, TranscribeParams,
+};
 
 const RATE: usize = 16_000;
 
@@ -53,16 +55,20 @@ fn main() -> anyhow::Result<()> {
             ..LoadOptions::default()
         },
     )?;
-    let clip = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/clips/en_long_50s.wav");
+    let clip =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/clips/en_long_50s.wav");
     let audio = read_wav_16k(&clip)?;
-    let span = |(from, to): (f32, f32)| &audio[(from * RATE as f32) as usize..(to * RATE as f32) as usize];
-    let params = |seconds: f32| TranscribeParams {
-        language: Some("en".into()),
-        padding: PaddingEncoding::Primed,
-        word_times: true,
-        ..TranscribeParams::default()
-    }
-    .for_dictation(seconds);
+    let span =
+        |(from, to): (f32, f32)| &audio[(from * RATE as f32) as usize..(to * RATE as f32) as usize];
+    let params = |seconds: f32| {
+        TranscribeParams {
+            language: Some("en".into()),
+            padding: PaddingEncoding::Primed,
+            word_times: true,
+            ..TranscribeParams::default()
+        }
+        .for_dictation(seconds)
+    };
     let _ = engine.transcribe(span((0.0, 5.0)), &params(5.0))?; // kernels' first run
     println!(
         "{:<30} {:>10} {:>11} {:>7} {:>10}  same words",
@@ -101,7 +107,11 @@ fn main() -> anyhow::Result<()> {
             b / a,
             kept,
             draft.len(),
-            if plain_text == drafted_text { "yes" } else { "NO" }
+            if plain_text == drafted_text {
+                "yes"
+            } else {
+                "NO"
+            }
         );
     }
     Ok(())

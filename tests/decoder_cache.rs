@@ -8,7 +8,9 @@
 mod common;
 
 use whisper_dictation::audio::wav::read_wav_16k;
-use whisper_dictation::whisper::{CacheLayout, Engine, LoadOptions, PaddingEncoding, TranscribeParams};
+use whisper_dictation::whisper::{
+    CacheLayout, Engine, LoadOptions, PaddingEncoding, TranscribeParams,
+};
 
 fn tokens(engine: &Engine, clip: &str, params: &TranscribeParams) -> Vec<Vec<u32>> {
     let audio = read_wav_16k(&common::fixtures().join("clips").join(clip)).unwrap();
@@ -96,7 +98,11 @@ fn a_draft_changes_the_work_not_the_tokens_on_either_cache() {
     };
     for (engine, layout) in [(&*growing, "growing"), (&fixed, "fixed")] {
         for (clip, audio, params) in [
-            ("en_long_50s.wav, first 20 s", &long[..20 * 16_000], &english),
+            (
+                "en_long_50s.wav, first 20 s",
+                &long[..20 * 16_000],
+                &english,
+            ),
             ("pl_espeak.wav", &read("pl_espeak.wav")[..], &polish),
         ] {
             let (want, none) = window_tokens(engine, audio, params, (&[], false));
@@ -112,8 +118,18 @@ fn a_draft_changes_the_work_not_the_tokens_on_either_cache() {
                 ("the same tokens", want.clone(), want.len(), want.len()),
                 ("its first half", want[..half].to_vec(), half, half),
                 // Found again after the wrong token and the two after it.
-                ("a wrong token in the middle", wrong_in_the_middle, half, want.len() - 1),
-                ("tokens past its end", with_more_after, want.len(), want.len()),
+                (
+                    "a wrong token in the middle",
+                    wrong_in_the_middle,
+                    half,
+                    want.len() - 1,
+                ),
+                (
+                    "tokens past its end",
+                    with_more_after,
+                    want.len(),
+                    want.len(),
+                ),
             ];
             for (what, draft, least, most) in drafts {
                 let (got, drafted) = window_tokens(engine, audio, params, (&draft, false));

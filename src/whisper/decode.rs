@@ -132,11 +132,7 @@ pub fn decode_window(
         opts.draft_elsewhere,
     );
     // Room for tokens fed after `fed` decoded ones: the text context, and the step budget.
-    let room = |fed: usize| {
-        n_text_ctx
-            .saturating_sub(fed + 1)
-            .min(opts.sample_len)
-    };
+    let room = |fed: usize| n_text_ctx.saturating_sub(fed + 1).min(opts.sample_len);
 
     let mut state = model.start_decoding_with(keys, rows)?;
     let mut tokens: Vec<Vec<u32>> = vec![init.tokens.clone(); rows];
@@ -151,8 +147,7 @@ pub fn decode_window(
         .collect();
     let hidden = model.decode(&token_tensor(&first, 0), &mut state)?;
     // Each step's logits, one per row: the first step's, then one after each token in flight.
-    let (mut queued, sot_logits) =
-        first_logits(model, &hidden, init.sot_index, sample_begin - 1)?;
+    let (mut queued, sot_logits) = first_logits(model, &hidden, init.sot_index, sample_begin - 1)?;
     if let Some(no_speech) = specials.no_speech {
         no_speech_prob = log_softmax(&sot_logits)
             .get(no_speech as usize)
@@ -166,7 +161,11 @@ pub fn decode_window(
             Some(logits) => logits,
             None => {
                 let fed_from = tokens[0].len() - 1;
-                in_flight = draft.propose(room(tokens[0].len())).iter().copied().collect();
+                in_flight = draft
+                    .propose(room(tokens[0].len()))
+                    .iter()
+                    .copied()
+                    .collect();
                 let mut fed = tokens.clone();
                 fed[0].extend(&in_flight);
                 let hidden = model.decode(&token_tensor(&fed, fed_from), &mut state)?;
@@ -341,7 +340,10 @@ fn token_tensor(tokens: &[Vec<u32>], from: usize) -> Tensor {
 
 /// Logits of every position of `hidden` (`[1, n, d]`: one row, with tokens in flight), one
 /// entry per position, or of the last position of each row (`[rows, 1, d]`).
-fn positions_logits(model: &Whisper, hidden: &Tensor) -> Result<VecDeque<Vec<Vec<f32>>>, ModelError> {
+fn positions_logits(
+    model: &Whisper,
+    hidden: &Tensor,
+) -> Result<VecDeque<Vec<Vec<f32>>>, ModelError> {
     let size = hidden.size();
     let (rows, n) = (size[0], size[1]);
     if rows == 1 {

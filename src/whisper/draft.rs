@@ -190,7 +190,10 @@ mod tests {
     fn a_draft_of_audio_elsewhere_is_found_after_two_tokens() {
         let draft = [TS, 5, 6, 7, TS + 60, TS + 60, 1, 2, 3, TS + 90];
         let mut d = Draft::new(&draft, TS, true);
-        assert!(d.propose(99).is_empty(), "nothing proposed before it is found");
+        assert!(
+            d.propose(99).is_empty(),
+            "nothing proposed before it is found"
+        );
         // The pass before heard "5 6 7", this one starts at "6".
         d.follow(&[TS]);
         d.follow(&[TS, 6]);

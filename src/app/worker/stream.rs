@@ -254,7 +254,9 @@ impl Stream {
         let first_window = transcript.segments.iter().filter(|s| s.seek == 0);
         self.last_tokens = Some((
             range.start,
-            first_window.flat_map(|s| s.tokens.iter().copied()).collect(),
+            first_window
+                .flat_map(|s| s.tokens.iter().copied())
+                .collect(),
         ));
         let mut transcript = transcript.clone();
         if self.overlapping() {
