@@ -344,21 +344,13 @@ fn positions_logits(
     model: &Whisper,
     hidden: &Tensor,
 ) -> Result<VecDeque<Vec<Vec<f32>>>, ModelError> {
-    let size = hidden.size();
-    let (rows, n) = (size[0], size[1]);
-    if rows == 1 {
+    if hidden.size()[0] == 1 {
         return Ok(rows_to_vecs(&model.logits(hidden)?)?
             .into_iter()
             .map(|logits| vec![logits])
             .collect());
     }
-    let last = hidden
-        .f_narrow(1, n - 1, 1)
-        .map_err(|source| ModelError::Torch {
-            stage: "select last position",
-            source,
-        })?;
-    Ok(VecDeque::from([rows_to_vecs(&model.logits(&last)?)?]))
+    Ok(VecDeque::from([last_position_logits(model, hidden)?]))
 }
 
 fn last_position_logits(model: &Whisper, hidden: &Tensor) -> Result<Vec<Vec<f32>>, ModelError> {

@@ -74,8 +74,7 @@ pub struct Stream {
     /// The commit rules it follows ([`commit::RULES_IN_USE`]).
     rules: &'static [Rule],
     /// The last pass's start (samples of the recording) and its first window's tokens as
-    /// Whisper decoded them: the draft of the next pass from the same start
-    /// ([`crate::whisper::TranscribeParams::draft`]).
+    /// Whisper decoded them: the next pass's draft ([`Self::draft_from`]).
     last_tokens: Option<(usize, Vec<u32>)>,
     /// Passes run, and commits made.
     pub passes: u32,
