@@ -422,9 +422,11 @@ impl WorkerThread {
         }
         self.in_progress = Some((job.id, recording.clone()));
         let stream = self.stream.take().filter(|stream| stream.id == job.id);
-        let used_stream = stream
-            .as_ref()
-            .is_some_and(|s| s.has_committed() || s.tentative_stands_for(&samples).is_some());
+        let used_stream = stream.as_ref().is_some_and(|s| {
+            s.has_committed()
+                || s.tentative_stands_for(&samples).is_some()
+                || s.settled_at_key_up(&samples, &job.wording).is_some()
+        });
         // Transcribed whole: the last pass over its start is the draft.
         let mut whole_params = job.params.clone();
         if let Some(stream) = &stream {

@@ -11,11 +11,16 @@
 //! are dropped from its text; a pass that left speech out after the cut commits nothing and
 //! the next starts further back ([`context`] says why). At key-up only the
 //! audio after the last commit is transcribed, or nothing when the last pass covered it and the
-//! rest is quiet ([`Stream::tentative_stands_for`]). Every pass, key-up's too, gets the last
-//! pass's tokens as its draft ([`Stream::draft_from`]): the engine checks them in one decoder
-//! call instead of choosing each token again.
+//! rest is quiet ([`Stream::tentative_stands_for`]). Otherwise the last pass's words up to its
+//! last quiet word gap a second before its end are committed first, without a pass to agree
+//! with ([`Stream::settled_at_key_up`]), and key-up's pass hears only the audio from 2 s before
+//! that cut; it must agree with the last pass on the first words after the cut, or the audio
+//! since the last commit is transcribed instead ([`Stream::key_up_rest`]). Every pass, key-up's
+//! too, gets the last pass's tokens as its draft ([`Stream::draft_from`]): the engine checks
+//! them in one decoder call instead of choosing each token again.
 
 mod context;
+mod key_up;
 
 use super::commit::words::{self, WordCommit, WordPass};
 use super::commit::{self, Commit, Pass, PassSegment, Rule};
@@ -46,7 +51,7 @@ pub const STRIDE_FROM: usize = 6 * SAMPLE_RATE;
 pub const PROMPT_CHARS: usize = 200;
 
 /// The committed part of a dictation and what is known of the rest.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Stream {
     pub id: u64,
     /// Samples (16 kHz) of the recording whose text is committed.
@@ -76,13 +81,29 @@ pub struct Stream {
     /// The last pass's start (samples of the recording) and its first window's tokens as
     /// Whisper decoded them: the next pass's draft ([`Self::draft_from`]).
     last_tokens: Option<(usize, Vec<u32>)>,
+    /// The last pass's words, while what it did not commit is still uncommitted: what key-up
+    /// may commit without a pass to agree with ([`Self::settled_at_key_up`]).
+    last_pass: Option<LastPass>,
     /// Passes run, and commits made.
     pub passes: u32,
     pub commits: u32,
 }
 
+/// The last pass's words (after the committed words it heard again were dropped), as it gave
+/// them.
+#[derive(Debug, Clone)]
+struct LastPass {
+    /// Its words and its transcript of the same words, over the recording from `words.start`.
+    words: WordPass,
+    transcript: Transcript,
+    /// How many of its first words it committed itself.
+    committed: usize,
+    /// The committed words it heard again (the context it had before its own commit).
+    context: Context,
+}
+
 /// The last pass's result for the audio it did not commit.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Tentative {
     /// Where it starts (= `committed_to` when it was made) and ends, in samples.
     start: usize,
@@ -146,6 +167,7 @@ impl Stream {
             last_rule: None,
             tentative: None,
             last_tokens: None,
+            last_pass: None,
             passes: 0,
             commits: 0,
         }
@@ -213,6 +235,7 @@ impl Stream {
             self.since_commit.clear();
             self.hypothesis = None;
             self.tentative = None;
+            self.last_pass = None;
         }
     }
 
@@ -325,39 +348,28 @@ impl Stream {
         } else {
             self.split(&pass, word_pass.as_ref(), &transcript, audio)
         };
+        let context_before = self.context.clone();
         let mut made = None;
         let mut rest = (transcript.clone(), 0);
+        let mut committed_words = 0;
         if let Some(split) = split {
-            let level = Level::measure(
-                &audio[..split.cut],
-                SAMPLE_RATE as u32,
-                &GateConfig::default(),
-            );
-            if let Ok(text) = wording.words(&split.part, &level) {
-                self.pieces.push(text);
-                self.raw.push_str(&split.part.text);
-                self.language
-                    .get_or_insert_with(|| transcript.language.clone());
-                // A pause's cut is in quiet, a word rule's in the gap after a word; a segment
-                // rule's may be off by Whisper's timing: the next pass starts a little before
-                // it and drops what it says again.
-                self.committed_to = match split.rule {
-                    Rule::Pause | Rule::Words => range.start + split.cut,
-                    Rule::Agreement | Rule::Forced => {
-                        range.start + split.cut.saturating_sub(commit::OVERLAP).max(1)
-                    }
-                };
-                (self.pass_from, self.context) = match &split.context {
-                    Some((from, context)) => (*from, context.clone()),
-                    None => (self.committed_to, Context::default()),
-                };
-                self.last_rule = Some(split.rule);
-                self.commits += 1;
-                made = Some((split.rule, self.committed_to as f32 / SAMPLE_RATE as f32));
-                rest = (split.rest, split.cut);
-                self.hypothesis = split.hypothesis;
+            let rule = split.rule;
+            let words = split.part.segments.iter().map(|s| s.words.len()).sum();
+            if let Some(kept) = self.commit_split(split, range.start, audio, wording) {
+                made = Some((rule, self.committed_to as f32 / SAMPLE_RATE as f32));
+                rest = kept;
+                committed_words = words;
             }
         }
+        self.last_pass = word_pass
+            .as_ref()
+            .filter(|_| !left_out)
+            .map(|words| LastPass {
+                words: words.clone(),
+                transcript: transcript.clone(),
+                committed: committed_words,
+                context: context_before,
+            });
         let ends_in_pause = pass.ends_in_pause;
         if made.is_some() {
             self.since_commit.clear();
@@ -390,6 +402,46 @@ impl Stream {
             tentative,
             commit: made,
         }
+    }
+
+    /// Commits `split` of a pass over the recording from `start` (its `audio`): the part's text
+    /// as `wording` delivers it, the stream moved to the cut. Returns the rest of the pass and
+    /// where it starts (samples from the pass's start); `None`, and nothing committed, when the
+    /// wording gave no text for the part.
+    fn commit_split(
+        &mut self,
+        split: Split,
+        start: usize,
+        audio: &[f32],
+        wording: &Wording,
+    ) -> Option<(Transcript, usize)> {
+        let level = Level::measure(
+            &audio[..split.cut],
+            SAMPLE_RATE as u32,
+            &GateConfig::default(),
+        );
+        let text = wording.words(&split.part, &level).ok()?;
+        self.pieces.push(text);
+        self.raw.push_str(&split.part.text);
+        self.language
+            .get_or_insert_with(|| split.part.language.clone());
+        // A pause's cut is in quiet, a word rule's in the gap after a word; a segment rule's
+        // may be off by Whisper's timing: the next pass starts a little before it and drops
+        // what it says again.
+        self.committed_to = match split.rule {
+            Rule::Pause | Rule::Words => start + split.cut,
+            Rule::Agreement | Rule::Forced => {
+                start + split.cut.saturating_sub(commit::OVERLAP).max(1)
+            }
+        };
+        (self.pass_from, self.context) = match split.context {
+            Some((from, context)) => (from, context),
+            None => (self.committed_to, Context::default()),
+        };
+        self.last_rule = Some(split.rule);
+        self.commits += 1;
+        self.hypothesis = split.hypothesis;
+        Some((split.rest, split.cut))
     }
 
     /// What of a pass (`pass` as segments, `words` as words when the word rule is in use, of
@@ -463,6 +515,7 @@ impl Stream {
         self.since_commit.clear();
         self.hypothesis = None;
         self.tentative = None;
+        self.last_pass = None;
         Some(self.committed_to as f32 / SAMPLE_RATE as f32)
     }
 
@@ -644,244 +697,4 @@ pub fn join_pieces(before: &str, next: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pieces_join_with_a_space_and_a_sentence_cut_at_a_pause_goes_on() {
-        assert_eq!(join_pieces("", "Hello."), "Hello.");
-        assert_eq!(join_pieces("Hello.", "How are you?"), "Hello. How are you?");
-        assert_eq!(
-            join_pieces("I went to the.", "store today."),
-            "I went to the store today."
-        );
-        assert_eq!(join_pieces("Wait...", "then go."), "Wait... then go.");
-        assert_eq!(join_pieces("Done.", ""), "Done.");
-    }
-
-    #[test]
-    fn the_prompt_is_the_persons_own_then_the_committed_texts_end() {
-        let mut stream = Stream::new(1);
-        assert_eq!(stream.prompt(None), None);
-        assert_eq!(
-            stream.prompt(Some("Kubernetes")).as_deref(),
-            Some("Kubernetes")
-        );
-        stream.raw = " Good morning everyone.".into();
-        assert_eq!(
-            stream.prompt(Some("Kubernetes")).as_deref(),
-            Some("Kubernetes Good morning everyone.")
-        );
-        stream.raw = "słowo ".repeat(400);
-        let prompt = stream.prompt(None).expect("a prompt");
-        assert!(
-            prompt.chars().count() <= PROMPT_CHARS && prompt.starts_with("słowo"),
-            "{prompt}"
-        );
-        // Counted in characters: a Polish text gets as many words as an English one.
-        assert!(
-            prompt.chars().count() > PROMPT_CHARS - "słowo ".len(),
-            "{prompt}"
-        );
-        // Exactly PROMPT_CHARS characters stay whole.
-        stream.raw = "ż".repeat(PROMPT_CHARS);
-        assert_eq!(stream.prompt(None), Some("ż".repeat(PROMPT_CHARS)));
-    }
-
-    #[test]
-    fn a_pass_never_covers_more_than_one_window() {
-        let mut stream = Stream::new(1);
-        assert_eq!(stream.pass_range(0), None);
-        assert_eq!(stream.pass_range(40 * SAMPLE_RATE), Some(0..MAX_PASS));
-        stream.committed_to = 25 * SAMPLE_RATE;
-        stream.pass_from = 25 * SAMPLE_RATE;
-        assert_eq!(
-            stream.pass_range(40 * SAMPLE_RATE),
-            Some(25 * SAMPLE_RATE..40 * SAMPLE_RATE)
-        );
-    }
-
-    #[test]
-    fn what_whisper_wrote_is_the_committed_stretches_then_the_tail() {
-        let mut stream = Stream::new(1);
-        let tail = |raw: &str, language: Option<&str>| Heard {
-            raw: raw.into(),
-            language: language.map(str::to_string),
-        };
-        assert_eq!(
-            stream.heard_with_tail(tail(" um, new line", Some("en"))),
-            tail("um, new line", Some("en"))
-        );
-        stream.raw = " Dzień dobry. Kropka".into();
-        stream.language = Some("pl".into());
-        // The dictation's language holds, whatever the tail was heard as.
-        assert_eq!(
-            stream.heard_with_tail(tail(" yyy, nowa linia", Some("en"))),
-            tail("Dzień dobry. Kropka yyy, nowa linia", Some("pl"))
-        );
-        assert_eq!(
-            stream.heard_with_tail(Heard::default()),
-            tail("Dzień dobry. Kropka", Some("pl"))
-        );
-    }
-
-    /// A transcript of `words` (text, start, end; seconds from the pass's start) in segments of
-    /// `per_segment` words.
-    pub(super) fn transcript_of(words: &[(&str, f32, f32)], per_segment: usize) -> Transcript {
-        use crate::whisper::{Timings, Word};
-        let segments: Vec<Segment> = words
-            .chunks(per_segment)
-            .map(|chunk| Segment {
-                seek: 0,
-                start: chunk[0].1,
-                end: chunk[chunk.len() - 1].2,
-                text: chunk.iter().map(|w| w.0).collect(),
-                tokens: Vec::new(),
-                temperature: 0.0,
-                avg_logprob: -0.2,
-                compression_ratio: 1.2,
-                no_speech_prob: 0.01,
-                words: chunk
-                    .iter()
-                    .map(|&(text, start, end)| Word {
-                        text: text.into(),
-                        start,
-                        end,
-                        probability: 0.9,
-                    })
-                    .collect(),
-            })
-            .collect();
-        Transcript {
-            text: segments.iter().map(|s| s.text.as_str()).collect(),
-            segments,
-            language: "en".into(),
-            language_probability: Some(0.99),
-            duration: 0.0,
-            timings: Timings::default(),
-            withheld: Vec::new(),
-        }
-    }
-
-    #[test]
-    fn a_transcript_cut_after_a_word_splits_the_segment_it_falls_in() {
-        let words = [
-            (" One", 0.0, 0.4),
-            (" two", 0.4, 0.8),
-            (" three.", 0.8, 1.2),
-            (" Four", 1.5, 1.9),
-            (" five.", 1.9, 2.4),
-        ];
-        let transcript = transcript_of(&words, 3);
-        let (part, rest) = split_at_word(&transcript, 2);
-        assert_eq!(part.text, " One two");
-        assert_eq!(rest.text, " three. Four five.");
-        assert_eq!(part.segments.len(), 1);
-        assert_eq!(rest.segments.len(), 2);
-        assert_eq!((rest.segments[0].start, rest.segments[0].end), (0.8, 1.2));
-        assert_eq!(part.segments[0].end, 0.8);
-        // At a segment boundary, and after all words.
-        let (part, rest) = split_at_word(&transcript, 3);
-        assert_eq!(
-            (part.text.as_str(), rest.text.as_str()),
-            (" One two three.", " Four five.")
-        );
-        let (part, rest) = split_at_word(&transcript, 5);
-        assert_eq!((part.segments.len(), rest.segments.len()), (2, 0));
-    }
-
-    /// Speech without pauses (sentences of four words) as three strides' passes: the first
-    /// commits nothing (nothing to agree with), the second commits the sentences both heard,
-    /// and the third agrees with what the second heard after its cut, so it commits too; no
-    /// word is lost or said twice.
-    #[test]
-    fn speech_without_pauses_is_committed_by_words_at_every_pass_after_the_first() {
-        // 0.5 s per word, each with a 40 ms gap at its end.
-        let all: Vec<(String, f32, f32)> = (0..20)
-            .map(|i| {
-                let end = if i % 4 == 3 { "." } else { "" };
-                (format!(" w{i}{end}"), i as f32 * 0.5, i as f32 * 0.5 + 0.46)
-            })
-            .collect();
-        let audio: Vec<f32> = (0..10 * SAMPLE_RATE)
-            .map(|i| {
-                let t = i as f32 / SAMPLE_RATE as f32;
-                if t % 0.5 >= 0.46 {
-                    0.0005
-                } else {
-                    0.3 * (t * 2.0 * std::f32::consts::PI * 200.0).sin()
-                }
-            })
-            .collect();
-        let wording = Wording::default();
-        let mut stream = Stream::with_rules(1, &[Rule::Pause, Rule::Words]);
-        // A pass hears everything from where it starts: after a commit, that is before the
-        // cut, so it hears committed words again.
-        let pass_over = |stream: &mut Stream, until: f32| {
-            let from = stream.pass_from();
-            let offset = from as f32 / SAMPLE_RATE as f32;
-            let heard: Vec<(&str, f32, f32)> = all
-                .iter()
-                .filter(|w| w.1 >= offset - 0.01 && w.2 <= until)
-                .map(|w| (w.0.as_str(), w.1 - offset, w.2 - offset))
-                .collect();
-            let to = (until * SAMPLE_RATE as f32) as usize;
-            let transcript = transcript_of(&heard, 4);
-            stream.take_pass((from..to, &audio[from..to], 0.3), &transcript, &wording)
-        };
-        let first = pass_over(&mut stream, 4.0);
-        assert_eq!(first.commit, None);
-        let second = pass_over(&mut stream, 6.0);
-        assert_eq!(second.commit.map(|c| c.0), Some(Rule::Words));
-        assert!(second.committed.starts_with("w0 w1 w2"), "{second:?}");
-        // The next pass hears the committed words of the last 2 s again, from a word's start,
-        // and takes them from the audio, not from Whisper's previous text.
-        assert!(stream.pass_from() < stream.committed_to);
-        assert_eq!(
-            stream.prompt(Some("Kubernetes")).as_deref(),
-            Some("Kubernetes")
-        );
-        assert_eq!(stream.text_without_context("w2 w3. w4 w5"), "w4 w5");
-        let third = pass_over(&mut stream, 8.0);
-        assert_eq!(third.commit.map(|c| c.0), Some(Rule::Words), "{third:?}");
-        let said: Vec<String> = (0..16).map(|i| format!("w{i}")).collect();
-        let words = |text: &str| -> Vec<String> {
-            text.split_whitespace()
-                .map(|w| w.trim_end_matches('.').to_lowercase())
-                .collect()
-        };
-        let committed = words(&third.committed);
-        assert_eq!(committed, said[..committed.len()], "{third:?}");
-        assert!(committed.len() > words(&second.committed).len());
-        assert_eq!(committed.len() % 4, 0, "cut at a sentence end: {third:?}");
-        // What follows the cut is tentative, from where the commit ended.
-        assert_eq!(
-            words(&third.tentative)[0],
-            said[committed.len()],
-            "{third:?}"
-        );
-    }
-
-    #[test]
-    fn only_passes_whose_words_can_be_compared_ask_for_word_times() {
-        let tone = |seconds: f32| -> Vec<f32> {
-            (0..(seconds * SAMPLE_RATE as f32) as usize)
-                .map(|i| 0.3 * (i as f32 * 2.0 * std::f32::consts::PI * 200.0 / 16_000.0).sin())
-                .collect()
-        };
-        let quiet = |seconds: f32| vec![0.0005_f32; (seconds * SAMPLE_RATE as f32) as usize];
-        let stream = Stream::with_rules(1, &[Rule::Pause, Rule::Words]);
-        let ends_in_pause = [tone(3.0), quiet(0.3)].concat();
-        let still_speaking = tone(3.0);
-        let long_then_pause = [tone(6.5), quiet(0.3)].concat();
-        let needs = |audio: &[f32]| stream.pass_needs_word_times(&(0..audio.len()), audio, 0.3);
-        // A short stretch ended by a pause is committed whole if the pause holds.
-        assert!(!needs(&ends_in_pause));
-        // Speech still going on, or a stretch a stride could follow: compared word by word.
-        assert!(needs(&still_speaking));
-        assert!(needs(&long_then_pause));
-        // Without the word rule no pass needs them.
-        let by_pauses = Stream::with_rules(1, &[Rule::Pause]);
-        assert!(!by_pauses.pass_needs_word_times(&(0..still_speaking.len()), &still_speaking, 0.3));
-    }
-}
+mod tests;

@@ -223,24 +223,52 @@ impl WorkerThread {
     }
 
     /// Key-up of a streamed dictation: its committed text, and the audio after the last
-    /// commit (the last pass's text when it covered it all, else transcribed now).
+    /// commit (the last pass's text when it covered it all, else transcribed now). Without a
+    /// pause to commit at, the last pass's words up to its last quiet word gap are committed
+    /// first ([`Stream::settled_at_key_up`]) and only the audio after them is transcribed,
+    /// unless what key-up's pass heard there disagrees with the last pass
+    /// ([`Stream::key_up_rest`]): then the audio since the last commit is, as before.
     pub(super) fn finish_stream(
         &mut self,
-        stream: Stream,
+        mut stream: Stream,
         samples: &[f32],
         (params, wording): (&TranscribeParams, &Wording),
         recording: Option<&Path>,
     ) -> Option<Recognised> {
         let level = Level::measure(samples, SAMPLE_RATE, &GateConfig::default());
         let mut engine = Duration::ZERO;
-        let (tail_text, tail_heard) = match stream.tentative_stands_for(samples) {
-            Some(text) => (Some(text), stream.tentative_heard()),
-            None => {
-                let tail = &samples[stream.pass_from().min(samples.len())..];
-                let params = pass_params(params, &stream);
+        let mut settled_tail = None;
+        if stream.tentative_stands_for(samples).is_none() {
+            if let Some(settled) = stream.settled_at_key_up(samples, wording) {
+                let (tail, spent) =
+                    self.settled_tail(&settled, samples, (params, wording), recording)?;
+                engine += spent;
+                match tail {
+                    Some(tail) => {
+                        tracing::info!(
+                            id = settled.id,
+                            cut_s = settled.committed_to as f32 / SAMPLE_RATE as f32,
+                            from_s = settled.pass_from() as f32 / SAMPLE_RATE as f32,
+                            "settled at key-up: the last pass's words committed"
+                        );
+                        stream = settled;
+                        settled_tail = Some(tail);
+                    }
+                    None => tracing::info!(
+                        id = settled.id,
+                        "key-up's pass disagreed with the last pass after its cut; \
+                         transcribed again from the last commit"
+                    ),
+                }
+            }
+        }
+        let (tail_text, tail_heard) = match (settled_tail, stream.tentative_stands_for(samples)) {
+            (Some(tail), _) => tail,
+            (None, Some(text)) => (Some(text), stream.tentative_heard()),
+            (None, None) => {
                 let tail_recognised =
-                    self.recognise(tail, (&params, wording), Part::Tail, recording)?;
-                engine = tail_recognised.engine;
+                    self.transcribe_tail(&stream, samples, (params, wording), recording)?;
+                engine += tail_recognised.engine;
                 match tail_recognised.outcome {
                     Outcome::Text(text) => {
                         let heard = Heard {
@@ -253,7 +281,7 @@ impl WorkerThread {
                     outcome => {
                         return Some(Recognised {
                             outcome,
-                            engine: tail_recognised.engine,
+                            engine,
                             level: Some(level),
                             heard: tail_recognised.heard,
                         })
@@ -276,7 +304,55 @@ impl WorkerThread {
             heard: stream.heard_with_tail(tail_heard),
         })
     }
+
+    /// Key-up's pass over `stream`'s audio from [`Stream::pass_from`] on.
+    fn transcribe_tail(
+        &mut self,
+        stream: &Stream,
+        samples: &[f32],
+        (params, wording): (&TranscribeParams, &Wording),
+        recording: Option<&Path>,
+    ) -> Option<Recognised> {
+        let tail = &samples[stream.pass_from().min(samples.len())..];
+        let params = pass_params(params, stream);
+        self.recognise(tail, (&params, wording), Part::Tail, recording)
+    }
+
+    /// Key-up's pass over a `settled` stream's audio from [`Stream::pass_from`] on, with word
+    /// times to find the committed words it heard again by: its text without them and what
+    /// Whisper wrote, when it agrees with the last pass after the cut
+    /// ([`Stream::key_up_rest`]), else `None`; and the engine's time. `None` when the app
+    /// quit meanwhile.
+    fn settled_tail(
+        &mut self,
+        settled: &Stream,
+        samples: &[f32],
+        (params, wording): (&TranscribeParams, &Wording),
+        recording: Option<&Path>,
+    ) -> Option<(Option<Tail>, Duration)> {
+        let tail = &samples[settled.pass_from().min(samples.len())..];
+        let mut params = pass_params(params, settled);
+        params.word_times = true;
+        let stop = Arc::clone(&self.stop);
+        let keep_going = &mut || !stop.load(Ordering::Relaxed);
+        let (result, engine) = self.whisper(tail, &params, Part::Tail, recording, keep_going)?;
+        let Some(rest) = result.ok().and_then(|t| settled.key_up_rest(&t, tail)) else {
+            return Some((None, engine));
+        };
+        let cut = settled.committed_to.saturating_sub(settled.pass_from());
+        let level = Level::measure(
+            &tail[cut.min(tail.len())..],
+            SAMPLE_RATE,
+            &GateConfig::default(),
+        );
+        let text = wording.words(&rest, &level).ok();
+        Some((Some((text, Heard::of(&rest))), engine))
+    }
 }
+
+/// Key-up's text of the audio after the last commit (none when the wording gave none), and
+/// what Whisper wrote there.
+type Tail = (Option<String>, Heard);
 
 /// The audio of an early job: which recording, how much of it, how loud.
 #[derive(Debug, Clone, Copy)]

@@ -33,6 +33,11 @@ const KEPT_WORDS: usize = 80;
 /// ([`Context::skipped_after_cut`]).
 const FIRST_WORDS: usize = 4;
 
+/// How many of the committing pass's first words after the cut key-up's text must say again
+/// ([`Context::follows_the_cut`]): two, as [`skipped_words`] compares (one alone, often "the",
+/// says little).
+pub const AGREEING_FIRSTS: usize = 2;
+
 /// The committed words the next pass hears again; empty when it starts at the cut.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Context {
@@ -111,6 +116,24 @@ impl Context {
             Some(repeated) => crate::app::worker::commit::drop_words(text, repeated),
             None => text.to_string(),
         }
+    }
+
+    /// Whether `rest` (a pass's transcript without the committed words it heard again,
+    /// [`Self::strip`]) starts with the first words the committing pass heard after the cut
+    /// (the first [`AGREEING_FIRSTS`] of them). A commit made at key-up has no later pass to
+    /// agree with: this is that agreement, at the one place a word can be lost or said twice.
+    pub fn follows_the_cut(&self, rest: &Transcript) -> bool {
+        let expected = self.firsts.first().map_or(&[][..], Vec::as_slice);
+        let n = expected.len().min(AGREEING_FIRSTS);
+        let written: Vec<String> = rest
+            .segments
+            .iter()
+            .flat_map(|s| &s.words)
+            .map(|w| normalise(&w.text))
+            .filter(|w| !w.is_empty())
+            .take(n)
+            .collect();
+        written == expected[..n]
     }
 
     /// `transcript` (of a pass whose audio reaches the cut `cut` seconds in) without the

@@ -1,0 +1,334 @@
+//! The stream's tests: commits by pauses and by words, key-up's settle, what is shown.
+
+use super::*;
+
+#[test]
+fn pieces_join_with_a_space_and_a_sentence_cut_at_a_pause_goes_on() {
+    assert_eq!(join_pieces("", "Hello."), "Hello.");
+    assert_eq!(join_pieces("Hello.", "How are you?"), "Hello. How are you?");
+    assert_eq!(
+        join_pieces("I went to the.", "store today."),
+        "I went to the store today."
+    );
+    assert_eq!(join_pieces("Wait...", "then go."), "Wait... then go.");
+    assert_eq!(join_pieces("Done.", ""), "Done.");
+}
+
+#[test]
+fn the_prompt_is_the_persons_own_then_the_committed_texts_end() {
+    let mut stream = Stream::new(1);
+    assert_eq!(stream.prompt(None), None);
+    assert_eq!(
+        stream.prompt(Some("Kubernetes")).as_deref(),
+        Some("Kubernetes")
+    );
+    stream.raw = " Good morning everyone.".into();
+    assert_eq!(
+        stream.prompt(Some("Kubernetes")).as_deref(),
+        Some("Kubernetes Good morning everyone.")
+    );
+    stream.raw = "słowo ".repeat(400);
+    let prompt = stream.prompt(None).expect("a prompt");
+    assert!(
+        prompt.chars().count() <= PROMPT_CHARS && prompt.starts_with("słowo"),
+        "{prompt}"
+    );
+    // Counted in characters: a Polish text gets as many words as an English one.
+    assert!(
+        prompt.chars().count() > PROMPT_CHARS - "słowo ".len(),
+        "{prompt}"
+    );
+    // Exactly PROMPT_CHARS characters stay whole.
+    stream.raw = "ż".repeat(PROMPT_CHARS);
+    assert_eq!(stream.prompt(None), Some("ż".repeat(PROMPT_CHARS)));
+}
+
+#[test]
+fn a_pass_never_covers_more_than_one_window() {
+    let mut stream = Stream::new(1);
+    assert_eq!(stream.pass_range(0), None);
+    assert_eq!(stream.pass_range(40 * SAMPLE_RATE), Some(0..MAX_PASS));
+    stream.committed_to = 25 * SAMPLE_RATE;
+    stream.pass_from = 25 * SAMPLE_RATE;
+    assert_eq!(
+        stream.pass_range(40 * SAMPLE_RATE),
+        Some(25 * SAMPLE_RATE..40 * SAMPLE_RATE)
+    );
+}
+
+#[test]
+fn what_whisper_wrote_is_the_committed_stretches_then_the_tail() {
+    let mut stream = Stream::new(1);
+    let tail = |raw: &str, language: Option<&str>| Heard {
+        raw: raw.into(),
+        language: language.map(str::to_string),
+    };
+    assert_eq!(
+        stream.heard_with_tail(tail(" um, new line", Some("en"))),
+        tail("um, new line", Some("en"))
+    );
+    stream.raw = " Dzień dobry. Kropka".into();
+    stream.language = Some("pl".into());
+    // The dictation's language holds, whatever the tail was heard as.
+    assert_eq!(
+        stream.heard_with_tail(tail(" yyy, nowa linia", Some("en"))),
+        tail("Dzień dobry. Kropka yyy, nowa linia", Some("pl"))
+    );
+    assert_eq!(
+        stream.heard_with_tail(Heard::default()),
+        tail("Dzień dobry. Kropka", Some("pl"))
+    );
+}
+
+/// A transcript of `words` (text, start, end; seconds from the pass's start) in segments of
+/// `per_segment` words.
+pub(super) fn transcript_of(words: &[(&str, f32, f32)], per_segment: usize) -> Transcript {
+    use crate::whisper::{Timings, Word};
+    let segments: Vec<Segment> = words
+        .chunks(per_segment)
+        .map(|chunk| Segment {
+            seek: 0,
+            start: chunk[0].1,
+            end: chunk[chunk.len() - 1].2,
+            text: chunk.iter().map(|w| w.0).collect(),
+            tokens: Vec::new(),
+            temperature: 0.0,
+            avg_logprob: -0.2,
+            compression_ratio: 1.2,
+            no_speech_prob: 0.01,
+            words: chunk
+                .iter()
+                .map(|&(text, start, end)| Word {
+                    text: text.into(),
+                    start,
+                    end,
+                    probability: 0.9,
+                })
+                .collect(),
+        })
+        .collect();
+    Transcript {
+        text: segments.iter().map(|s| s.text.as_str()).collect(),
+        segments,
+        language: "en".into(),
+        language_probability: Some(0.99),
+        duration: 0.0,
+        timings: Timings::default(),
+        withheld: Vec::new(),
+    }
+}
+
+#[test]
+fn a_transcript_cut_after_a_word_splits_the_segment_it_falls_in() {
+    let words = [
+        (" One", 0.0, 0.4),
+        (" two", 0.4, 0.8),
+        (" three.", 0.8, 1.2),
+        (" Four", 1.5, 1.9),
+        (" five.", 1.9, 2.4),
+    ];
+    let transcript = transcript_of(&words, 3);
+    let (part, rest) = split_at_word(&transcript, 2);
+    assert_eq!(part.text, " One two");
+    assert_eq!(rest.text, " three. Four five.");
+    assert_eq!(part.segments.len(), 1);
+    assert_eq!(rest.segments.len(), 2);
+    assert_eq!((rest.segments[0].start, rest.segments[0].end), (0.8, 1.2));
+    assert_eq!(part.segments[0].end, 0.8);
+    // At a segment boundary, and after all words.
+    let (part, rest) = split_at_word(&transcript, 3);
+    assert_eq!(
+        (part.text.as_str(), rest.text.as_str()),
+        (" One two three.", " Four five.")
+    );
+    let (part, rest) = split_at_word(&transcript, 5);
+    assert_eq!((part.segments.len(), rest.segments.len()), (2, 0));
+}
+
+/// Speech without pauses (sentences of four words) as three strides' passes: the first
+/// commits nothing (nothing to agree with), the second commits the sentences both heard,
+/// and the third agrees with what the second heard after its cut, so it commits too; no
+/// word is lost or said twice.
+#[test]
+fn speech_without_pauses_is_committed_by_words_at_every_pass_after_the_first() {
+    // 0.5 s per word, each with a 40 ms gap at its end.
+    let all: Vec<(String, f32, f32)> = (0..20)
+        .map(|i| {
+            let end = if i % 4 == 3 { "." } else { "" };
+            (format!(" w{i}{end}"), i as f32 * 0.5, i as f32 * 0.5 + 0.46)
+        })
+        .collect();
+    let audio: Vec<f32> = (0..10 * SAMPLE_RATE)
+        .map(|i| {
+            let t = i as f32 / SAMPLE_RATE as f32;
+            if t % 0.5 >= 0.46 {
+                0.0005
+            } else {
+                0.3 * (t * 2.0 * std::f32::consts::PI * 200.0).sin()
+            }
+        })
+        .collect();
+    let wording = Wording::default();
+    let mut stream = Stream::with_rules(1, &[Rule::Pause, Rule::Words]);
+    // A pass hears everything from where it starts: after a commit, that is before the
+    // cut, so it hears committed words again.
+    let pass_over = |stream: &mut Stream, until: f32| {
+        let from = stream.pass_from();
+        let offset = from as f32 / SAMPLE_RATE as f32;
+        let heard: Vec<(&str, f32, f32)> = all
+            .iter()
+            .filter(|w| w.1 >= offset - 0.01 && w.2 <= until)
+            .map(|w| (w.0.as_str(), w.1 - offset, w.2 - offset))
+            .collect();
+        let to = (until * SAMPLE_RATE as f32) as usize;
+        let transcript = transcript_of(&heard, 4);
+        stream.take_pass((from..to, &audio[from..to], 0.3), &transcript, &wording)
+    };
+    let first = pass_over(&mut stream, 4.0);
+    assert_eq!(first.commit, None);
+    let second = pass_over(&mut stream, 6.0);
+    assert_eq!(second.commit.map(|c| c.0), Some(Rule::Words));
+    assert!(second.committed.starts_with("w0 w1 w2"), "{second:?}");
+    // The next pass hears the committed words of the last 2 s again, from a word's start,
+    // and takes them from the audio, not from Whisper's previous text.
+    assert!(stream.pass_from() < stream.committed_to);
+    assert_eq!(
+        stream.prompt(Some("Kubernetes")).as_deref(),
+        Some("Kubernetes")
+    );
+    assert_eq!(stream.text_without_context("w2 w3. w4 w5"), "w4 w5");
+    let third = pass_over(&mut stream, 8.0);
+    assert_eq!(third.commit.map(|c| c.0), Some(Rule::Words), "{third:?}");
+    let said: Vec<String> = (0..16).map(|i| format!("w{i}")).collect();
+    let words = |text: &str| -> Vec<String> {
+        text.split_whitespace()
+            .map(|w| w.trim_end_matches('.').to_lowercase())
+            .collect()
+    };
+    let committed = words(&third.committed);
+    assert_eq!(committed, said[..committed.len()], "{third:?}");
+    assert!(committed.len() > words(&second.committed).len());
+    assert_eq!(committed.len() % 4, 0, "cut at a sentence end: {third:?}");
+    // What follows the cut is tentative, from where the commit ended.
+    assert_eq!(
+        words(&third.tentative)[0],
+        said[committed.len()],
+        "{third:?}"
+    );
+}
+
+/// Four-word sentences said without a pause, 0.5 s a word with a 40 ms quiet gap at its
+/// end, and the 10 s of audio they are in.
+fn words_every_half_second() -> (Vec<(String, f32, f32)>, Vec<f32>) {
+    let all = (0..20)
+        .map(|i| {
+            let end = if i % 4 == 3 { "." } else { "" };
+            (format!(" w{i}{end}"), i as f32 * 0.5, i as f32 * 0.5 + 0.46)
+        })
+        .collect();
+    let audio = (0..10 * SAMPLE_RATE)
+        .map(|i| {
+            let t = i as f32 / SAMPLE_RATE as f32;
+            if t % 0.5 >= 0.46 {
+                0.0005
+            } else {
+                0.3 * (t * 2.0 * std::f32::consts::PI * 200.0).sin()
+            }
+        })
+        .collect();
+    (all, audio)
+}
+
+/// The transcript of a pass over `all`'s words from `from` (samples) to `until` (s), as
+/// Whisper would write it there, but for the words in `left_out`.
+fn heard(all: &[(String, f32, f32)], from: usize, until: f32, left_out: &[&str]) -> Transcript {
+    let offset = from as f32 / SAMPLE_RATE as f32;
+    let heard: Vec<(&str, f32, f32)> = all
+        .iter()
+        .filter(|w| w.1 >= offset - 0.01 && w.2 <= until)
+        .filter(|w| !left_out.contains(&w.0.trim()))
+        .map(|w| (w.0.as_str(), w.1 - offset, w.2 - offset))
+        .collect();
+    transcript_of(&heard, 4)
+}
+
+/// Key-up 2 s after the last pass, which committed nothing (no pass before it to agree
+/// with): its words but the last second's are committed, and key-up's pass hears only
+/// the audio after them and 2 s before; what it says again of those 2 s is dropped, and
+/// no word is lost or said twice. A key-up pass that left out the first word after the cut
+/// does not agree, and a pass followed by a held pause has nothing to settle.
+#[test]
+fn key_up_commits_the_last_pass_but_its_last_second_and_hears_only_the_rest() {
+    let (all, audio) = words_every_half_second();
+    let wording = Wording::default();
+    let mut stream = Stream::with_rules(1, &[Rule::Pause, Rule::Words]);
+    let six = 6 * SAMPLE_RATE;
+    let pass = heard(&all, 0, 6.0, &[]);
+    let first = stream.take_pass((0..six, &audio[..six], 0.3), &pass, &wording);
+    assert_eq!(first.commit, None);
+
+    let key_up = &audio[..8 * SAMPLE_RATE];
+    let settled = stream.settled_at_key_up(key_up, &wording).expect("settled");
+    // "w9" ends at 4.96 s, the last word a second before the pass's end (6 s).
+    assert_eq!(settled.committed_text(), "w0 w1 w2 w3. w4 w5 w6 w7. w8 w9");
+    let cut_s = settled.committed_to as f32 / SAMPLE_RATE as f32;
+    assert!((4.96..5.0).contains(&cut_s), "cut at {cut_s} s");
+    // From the start of the last committed word at least 2 s before the cut: "w5".
+    assert_eq!(settled.pass_from(), 5 * SAMPLE_RATE / 2);
+    assert_eq!(
+        stream.committed_text(),
+        "",
+        "the stream itself is unchanged"
+    );
+
+    let from = settled.pass_from();
+    let tail = heard(&all, from, 8.0, &[]);
+    let rest = settled.key_up_rest(&tail, &key_up[from..]).expect("agrees");
+    assert_eq!(rest.text, " w10 w11. w12 w13 w14 w15.");
+    let text = settled.with_tail(Some(rest.text.trim()));
+    let said: Vec<String> = (0..16).map(|i| format!("w{i}")).collect();
+    let words: Vec<String> = text
+        .split_whitespace()
+        .map(|w| w.trim_end_matches('.').to_string())
+        .collect();
+    assert_eq!(words, said);
+
+    // "w10", the first word the last pass heard after the cut, left out at key-up.
+    let skipped = heard(&all, from, 8.0, &["w10"]);
+    assert_eq!(settled.key_up_rest(&skipped, &key_up[from..]), None);
+
+    // A pass that ends in a pause that held is committed whole: nothing left to settle.
+    let mut paused = Stream::with_rules(1, &[Rule::Pause, Rule::Words]);
+    let mut pause_after = audio[..(5.97 * SAMPLE_RATE as f32) as usize].to_vec();
+    pause_after.resize(7 * SAMPLE_RATE, 0.0);
+    let until_pause = 6 * SAMPLE_RATE + SAMPLE_RATE / 2;
+    let pass = heard(&all, 0, 6.0, &[]);
+    let range = 0..until_pause;
+    paused.take_pass((range.clone(), &pause_after[range], 0.3), &pass, &wording);
+    assert!(paused.commit_held_pause(&pause_after).is_some());
+    assert_eq!(paused.committed_text().split_whitespace().count(), 12);
+    assert!(paused.settled_at_key_up(&pause_after, &wording).is_none());
+}
+
+#[test]
+fn only_passes_whose_words_can_be_compared_ask_for_word_times() {
+    let tone = |seconds: f32| -> Vec<f32> {
+        (0..(seconds * SAMPLE_RATE as f32) as usize)
+            .map(|i| 0.3 * (i as f32 * 2.0 * std::f32::consts::PI * 200.0 / 16_000.0).sin())
+            .collect()
+    };
+    let quiet = |seconds: f32| vec![0.0005_f32; (seconds * SAMPLE_RATE as f32) as usize];
+    let stream = Stream::with_rules(1, &[Rule::Pause, Rule::Words]);
+    let ends_in_pause = [tone(3.0), quiet(0.3)].concat();
+    let still_speaking = tone(3.0);
+    let long_then_pause = [tone(6.5), quiet(0.3)].concat();
+    let needs = |audio: &[f32]| stream.pass_needs_word_times(&(0..audio.len()), audio, 0.3);
+    // A short stretch ended by a pause is committed whole if the pause holds.
+    assert!(!needs(&ends_in_pause));
+    // Speech still going on, or a stretch a stride could follow: compared word by word.
+    assert!(needs(&still_speaking));
+    assert!(needs(&long_then_pause));
+    // Without the word rule no pass needs them.
+    let by_pauses = Stream::with_rules(1, &[Rule::Pause]);
+    assert!(!by_pauses.pass_needs_word_times(&(0..still_speaking.len()), &still_speaking, 0.3));
+}
