@@ -20,7 +20,7 @@
 //! them in one decoder call instead of choosing each token again.
 
 mod context;
-mod settle;
+mod key_up;
 
 use super::commit::words::{self, WordCommit, WordPass};
 use super::commit::{self, Commit, Pass, PassSegment, Rule};
@@ -84,12 +84,6 @@ pub struct Stream {
     /// The last pass's words, while what it did not commit is still uncommitted: what key-up
     /// may commit without a pass to agree with ([`Self::settled_at_key_up`]).
     last_pass: Option<LastPass>,
-    /// The stream as it was before the last pass settled its words ([`settle`]): the last
-    /// piece awaits the next pass's confirmation, or is taken back.
-    before_settle: Option<Box<Stream>>,
-    /// Whether a pass settles its words for the next to confirm ([`settle`]; with the word
-    /// rule in use).
-    settles_while_held: bool,
     /// Passes run, and commits made.
     pub passes: u32,
     pub commits: u32,
@@ -174,17 +168,9 @@ impl Stream {
             tentative: None,
             last_tokens: None,
             last_pass: None,
-            before_settle: None,
-            settles_while_held: rules.contains(&Rule::Words),
             passes: 0,
             commits: 0,
         }
-    }
-
-    /// This stream, settling a pass's words for the next pass to confirm or not ([`settle`]).
-    pub fn settling(mut self, on: bool) -> Stream {
-        self.settles_while_held = on && self.rules.contains(&Rule::Words);
-        self
     }
 
     /// The audio the next pass transcribes of `recording` (the audio so far): from the last
@@ -250,7 +236,6 @@ impl Stream {
             self.hypothesis = None;
             self.tentative = None;
             self.last_pass = None;
-            self.confirm();
         }
     }
 
@@ -300,7 +285,6 @@ impl Stream {
             self.drop_repeated_words(&mut transcript);
         }
         let mut left_out = false;
-        let mut confirmed = None;
         if !self.context.is_empty() {
             let cut = self.committed_to.saturating_sub(self.pass_from) as f32 / SAMPLE_RATE as f32;
             let (rest, dropped, by) = self.context.strip(transcript, cut);
@@ -316,25 +300,6 @@ impl Stream {
                 Some(_) => None,
                 None => self.context.skipped_after_cut(&transcript),
             };
-            if self.awaits_confirmation() {
-                // The words the pass before settled: confirmed when this pass wrote the ones it
-                // heard again as they were and agrees after the cut ([`settle`]).
-                let confirms = unheard.is_none()
-                    && skipped.is_none()
-                    && by == "letters"
-                    && self.context.follows_the_cut(&transcript);
-                tracing::info!(id = self.id, confirms, "settled words checked");
-                if !confirms {
-                    self.take_back();
-                    return Progress {
-                        committed: self.committed_text(),
-                        tentative: self.tentative_text(),
-                        commit: None,
-                    };
-                }
-                self.confirm();
-                confirmed = Some((Rule::Words, self.committed_to as f32 / SAMPLE_RATE as f32));
-            }
             if unheard.is_some() || skipped.is_some() {
                 // Whisper left speech out: nothing of this pass is committed, and the next
                 // one starts further back ([`context`]'s module doc).
@@ -358,18 +323,6 @@ impl Stream {
                 }
                 left_out = true;
             }
-        }
-        if self.awaits_confirmation() && !left_out && confirmed.is_none() {
-            // Nothing of the committed words heard again to check them by: after the cut.
-            if !self.context.follows_the_cut(&transcript) {
-                self.take_back();
-                return Progress {
-                    committed: self.committed_text(),
-                    tentative: self.tentative_text(),
-                    commit: None,
-                };
-            }
-            self.confirm();
         }
         let pass = Pass {
             start: range.start,
@@ -434,6 +387,7 @@ impl Stream {
             let level = Level::measure(&audio[cut..], SAMPLE_RATE as u32, &GateConfig::default());
             wording.words(&rest, &level)
         };
+        let tentative = result.clone().unwrap_or_default();
         self.tentative = Some(Tentative {
             start: self.committed_to,
             end: range.end,
@@ -443,13 +397,10 @@ impl Stream {
             language: transcript.language.clone(),
             ends_in_pause,
         });
-        if self.settles_while_held && !left_out {
-            self.settle_while_held(range.start, audio, peak, wording);
-        }
         Progress {
             committed: self.committed_text(),
-            tentative: self.tentative_text(),
-            commit: made.or(confirmed),
+            tentative,
+            commit: made,
         }
     }
 
@@ -565,8 +516,6 @@ impl Stream {
         self.hypothesis = None;
         self.tentative = None;
         self.last_pass = None;
-        // Settled words before the pause are from the pass that heard it.
-        self.confirm();
         Some(self.committed_to as f32 / SAMPLE_RATE as f32)
     }
 
@@ -607,38 +556,30 @@ impl Stream {
         }
     }
 
-    /// The last pass's text of the audio after the last confirmed commit (empty when it gave
-    /// none): words it settled and awaiting confirmation, then the rest.
+    /// The last pass's text of the audio after the last commit (empty when it gave none).
     pub fn tentative_text(&self) -> String {
-        let rest = self
-            .tentative
+        self.tentative
             .as_ref()
             .filter(|t| t.start == self.committed_to)
             .and_then(|t| t.result.as_ref().ok().cloned())
-            .unwrap_or_default();
-        match self.pieces.last().filter(|_| self.awaits_confirmation()) {
-            Some(settled) => join_pieces(settled, &rest),
-            None => rest,
-        }
+            .unwrap_or_default()
     }
 
-    /// Whether anything was committed (settled words awaiting confirmation too).
+    /// Whether anything was committed.
     pub fn has_committed(&self) -> bool {
         !self.pieces.is_empty()
     }
 
-    /// The committed text, as delivered: the confirmed pieces, not settled words awaiting
-    /// confirmation (the overlay shows only what will not change as committed).
+    /// The committed text, as delivered.
     pub fn committed_text(&self) -> String {
-        let confirmed = self.pieces.len() - usize::from(self.awaits_confirmation());
-        joined(&self.pieces[..confirmed])
+        self.pieces
+            .iter()
+            .fold(String::new(), |text, piece| join_pieces(&text, piece))
     }
 
-    /// The dictation's text: the committed pieces (settled words awaiting confirmation too:
-    /// nothing comes after to confirm them, and `tail` is from the pass that settled them or
-    /// agreed with them) and then `tail`.
+    /// The dictation's text: the committed pieces and then `tail`.
     pub fn with_tail(&self, tail: Option<&str>) -> String {
-        let committed = joined(&self.pieces);
+        let committed = self.committed_text();
         let tail = tail.unwrap_or("");
         let repeated = if self.overlapping() {
             commit::overlap_words(&committed, tail)
@@ -733,13 +674,6 @@ fn split_at_word(transcript: &Transcript, words: usize) -> (Transcript, Transcri
         ..transcript.clone()
     };
     (transcript_of(part), transcript_of(rest))
-}
-
-/// `pieces` joined as one text ([`join_pieces`]).
-fn joined(pieces: &[String]) -> String {
-    pieces
-        .iter()
-        .fold(String::new(), |text, piece| join_pieces(&text, piece))
 }
 
 /// `next` after `before` in one dictation: a space between them, and a full stop Whisper put

@@ -69,11 +69,11 @@ impl WorkerThread {
         if !commits_without_pauses() {
             return true; // a stride's pass could commit nothing
         }
-        let stream = self.stream.as_ref().filter(|s| s.id == job.id);
-        if stream.is_some_and(Stream::awaits_confirmation) {
-            return false; // settled words wait for this pass to confirm them
-        }
-        let from = stream.map_or(0, |s| s.committed_to);
+        let from = self
+            .stream
+            .as_ref()
+            .filter(|s| s.id == job.id)
+            .map_or(0, |s| s.committed_to);
         samples.len().saturating_sub(from) < stream::STRIDE_FROM
     }
 
@@ -239,7 +239,7 @@ impl WorkerThread {
         let mut engine = Duration::ZERO;
         let mut settled_tail = None;
         if stream.tentative_stands_for(samples).is_none() {
-            if let Some((settled, before)) = stream.key_up_candidates(samples, wording) {
+            if let Some(settled) = stream.settled_at_key_up(samples, wording) {
                 let (tail, spent) =
                     self.settled_tail(&settled, samples, (params, wording), recording)?;
                 engine += spent;
@@ -254,14 +254,11 @@ impl WorkerThread {
                         stream = settled;
                         settled_tail = Some(tail);
                     }
-                    None => {
-                        tracing::info!(
-                            id = settled.id,
-                            "key-up's pass disagreed with the last pass after its cut; \
-                             transcribed again from the last commit"
-                        );
-                        stream = before;
-                    }
+                    None => tracing::info!(
+                        id = settled.id,
+                        "key-up's pass disagreed with the last pass after its cut; \
+                         transcribed again from the last commit"
+                    ),
                 }
             }
         }

@@ -184,30 +184,6 @@ impl Context {
         skipped
     }
 
-    /// Makes the next pass, which would start at `from` (samples of the recording), start
-    /// instead at a committed word at least [`words::CONTEXT`] before `at` when that is
-    /// earlier, hearing every committed word from there again; returns where it starts. Words
-    /// settled without agreement from `at` on are all heard again that way, and 2 s before
-    /// them ([`words::CONTEXT`] says why), so each is confirmed by a second pass.
-    pub fn hear_before(&mut self, at: usize, from: usize) -> usize {
-        let span = (words::CONTEXT * SAMPLE_RATE as f32) as usize;
-        let first = self
-            .committed
-            .iter()
-            .rposition(|&(start, _)| start + span <= at)
-            .unwrap_or(0);
-        match self.committed.get(first) {
-            Some(&(start, _)) if start < from => {
-                self.words = self.committed[first..]
-                    .iter()
-                    .map(|(_, w)| w.clone())
-                    .collect();
-                start
-            }
-            _ => from,
-        }
-    }
-
     /// After a pass from `pass_from` left speech out ([`unheard_speech`]): an earlier start for
     /// the next pass (samples of the recording), at a committed word about [`words::CONTEXT`]
     /// further back each time, with the words it then hears again; `None` when no committed

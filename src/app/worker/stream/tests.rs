@@ -169,7 +169,7 @@ fn speech_without_pauses_is_committed_by_words_at_every_pass_after_the_first() {
         })
         .collect();
     let wording = Wording::default();
-    let mut stream = Stream::with_rules(1, &[Rule::Pause, Rule::Words]).settling(false);
+    let mut stream = Stream::with_rules(1, &[Rule::Pause, Rule::Words]);
     // A pass hears everything from where it starts: after a commit, that is before the
     // cut, so it hears committed words again.
     let pass_over = |stream: &mut Stream, until: f32| {
@@ -261,7 +261,7 @@ fn heard(all: &[(String, f32, f32)], from: usize, until: f32, left_out: &[&str])
 fn key_up_commits_the_last_pass_but_its_last_second_and_hears_only_the_rest() {
     let (all, audio) = words_every_half_second();
     let wording = Wording::default();
-    let mut stream = Stream::with_rules(1, &[Rule::Pause, Rule::Words]).settling(false);
+    let mut stream = Stream::with_rules(1, &[Rule::Pause, Rule::Words]);
     let six = 6 * SAMPLE_RATE;
     let pass = heard(&all, 0, 6.0, &[]);
     let first = stream.take_pass((0..six, &audio[..six], 0.3), &pass, &wording);
@@ -308,79 +308,6 @@ fn key_up_commits_the_last_pass_but_its_last_second_and_hears_only_the_rest() {
     assert!(paused.commit_held_pause(&pause_after).is_some());
     assert_eq!(paused.committed_text().split_whitespace().count(), 12);
     assert!(paused.settled_at_key_up(&pause_after, &wording).is_none());
-}
-
-/// Speech without pauses as strides' passes, each settling its words but the last second's
-/// for the next to confirm: settled words are tentative on screen until the next pass, which
-/// hears them all again, wrote them as they were and the same first words after the cut; a pass that
-/// left the first word after the cut out takes them back, and the next starts where the pass
-/// before them did. No word is lost or said twice.
-#[test]
-fn each_pass_settles_its_words_and_the_next_confirms_them_or_takes_them_back() {
-    let (all, audio) = words_every_half_second();
-    let wording = Wording::default();
-    let mut stream = Stream::with_rules(1, &[Rule::Pause, Rule::Words]).settling(true);
-    let pass_over = |stream: &mut Stream, until: f32, left_out: &[&str]| {
-        let from = stream.pass_from();
-        let to = (until * SAMPLE_RATE as f32) as usize;
-        let transcript = heard(&all, from, until, left_out);
-        stream.take_pass((from..to, &audio[from..to], 0.3), &transcript, &wording)
-    };
-    let first = pass_over(&mut stream, 6.0, &[]);
-    assert_eq!(first.commit, None);
-    assert!(stream.awaits_confirmation());
-    assert_eq!(
-        first.committed, "",
-        "settled words are not shown as committed"
-    );
-    assert_eq!(first.tentative, "w0 w1 w2 w3. w4 w5 w6 w7. w8 w9 w10 w11.");
-    // The next pass hears all the settled words again (and 2 s before them, none here).
-    assert_eq!(stream.pass_from(), 0);
-    // Key-up now: its pass confirms the settled words, or transcribes from before them.
-    let (settled, before) = stream
-        .key_up_candidates(&audio[..8 * SAMPLE_RATE], &wording)
-        .expect("the settled words");
-    assert_eq!(settled.committed_text(), "w0 w1 w2 w3. w4 w5 w6 w7. w8 w9");
-    assert_eq!(
-        (before.committed_text(), before.pass_from()),
-        (String::new(), 0)
-    );
-
-    let second = pass_over(&mut stream, 8.0, &[]);
-    assert_eq!(second.commit.map(|c| c.0), Some(Rule::Words));
-    assert_eq!(second.committed, "w0 w1 w2 w3. w4 w5 w6 w7. w8 w9");
-    assert!(
-        stream.awaits_confirmation(),
-        "it settles up to \"w13\" in turn"
-    );
-    assert_eq!(second.tentative, "w10 w11. w12 w13 w14 w15.");
-    let settled_from = stream.pass_from();
-    assert_eq!(
-        settled_from,
-        3 * SAMPLE_RATE,
-        "from \"w6\", 2 s before \"w10\""
-    );
-
-    // "w14", the first word after the second pass's cut, left out: taken back.
-    let third = pass_over(&mut stream, 10.0, &["w14"]);
-    assert_eq!(third.commit, None);
-    assert!(!stream.awaits_confirmation());
-    assert_eq!(third.committed, second.committed);
-    assert!(
-        stream.pass_from() < settled_from,
-        "from before the settled words again"
-    );
-
-    let fourth = pass_over(&mut stream, 10.0, &[]);
-    // Key-up with nothing after the last pass: its settled words and the rest are the text.
-    let rest = stream.tentative_stands_for(&audio);
-    let text = stream.with_tail(rest.as_deref());
-    let words: Vec<String> = text
-        .split_whitespace()
-        .map(|w| w.trim_end_matches('.').to_string())
-        .collect();
-    let said: Vec<String> = (0..20).map(|i| format!("w{i}")).collect();
-    assert_eq!(words, said, "{fourth:?}");
 }
 
 #[test]
