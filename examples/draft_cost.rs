@@ -22,8 +22,11 @@ use whisper_dictation::whisper::{
 
 const RATE: usize = 16_000;
 
-/// (what, the pass before's audio, this pass's audio), in seconds of the clip.
-const PASSES: [(&str, (f32, f32), (f32, f32)); 4] = [
+/// A stretch of the clip, from and to, in seconds.
+type Span = (f32, f32);
+
+/// (what, the pass before's audio, this pass's audio).
+const PASSES: [(&str, Span, Span); 4] = [
     ("stride, 8 → 10 s", (0.0, 8.0), (0.0, 10.0)),
     ("stride, 12 → 14 s", (4.0, 12.0), (4.0, 14.0)),
     ("after a commit, 4 s later", (0.0, 10.0), (4.0, 12.0)),

@@ -340,10 +340,7 @@ fn token_tensor(tokens: &[Vec<u32>], from: usize) -> Tensor {
 
 /// Logits of every position of `hidden` (`[1, n, d]`: one row, with tokens in flight), one
 /// entry per position, or of the last position of each row (`[rows, 1, d]`).
-fn positions_logits(
-    model: &Whisper,
-    hidden: &Tensor,
-) -> Result<VecDeque<Vec<Vec<f32>>>, ModelError> {
+fn positions_logits(model: &Whisper, hidden: &Tensor) -> Result<StepLogits, ModelError> {
     if hidden.size()[0] == 1 {
         return Ok(rows_to_vecs(&model.logits(hidden)?)?
             .into_iter()
@@ -365,6 +362,9 @@ fn last_position_logits(model: &Whisper, hidden: &Tensor) -> Result<Vec<Vec<f32>
     rows_to_vecs(&logits)
 }
 
+/// Logits per decoding step still to be taken, each one vector per row.
+type StepLogits = VecDeque<Vec<Vec<f32>>>;
+
 /// Logits of the first call: each row's positions from `first_step` on (the first step's,
 /// then one after each draft token fed with it), as one entry per step holding one vector per
 /// row, and row 0's start-of-transcript position (for the no-speech probability), in one
@@ -374,7 +374,7 @@ fn first_logits(
     hidden: &Tensor,
     sot_index: usize,
     first_step: usize,
-) -> Result<(VecDeque<Vec<Vec<f32>>>, Vec<f32>), ModelError> {
+) -> Result<(StepLogits, Vec<f32>), ModelError> {
     let n = hidden.size()[1];
     let mut wanted = vec![sot_index as i64];
     wanted.extend(first_step as i64..n);
@@ -387,7 +387,7 @@ fn first_logits(
             source,
         })?;
     let all = rows_to_vecs(&model.logits(&picked)?)?;
-    let mut steps: VecDeque<Vec<Vec<f32>>> = (1..per_row).map(|_| Vec::new()).collect();
+    let mut steps: StepLogits = (1..per_row).map(|_| Vec::new()).collect();
     let mut sot = Vec::new();
     for (i, logits) in all.into_iter().enumerate() {
         let (row, at) = (i / per_row, i % per_row);
