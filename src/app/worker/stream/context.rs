@@ -125,15 +125,7 @@ impl Context {
     pub fn follows_the_cut(&self, rest: &Transcript) -> bool {
         let expected = self.firsts.first().map_or(&[][..], Vec::as_slice);
         let n = expected.len().min(AGREEING_FIRSTS);
-        let written: Vec<String> = rest
-            .segments
-            .iter()
-            .flat_map(|s| &s.words)
-            .map(|w| normalise(&w.text))
-            .filter(|w| !w.is_empty())
-            .take(n)
-            .collect();
-        written == expected[..n]
+        first_words(rest, n) == expected[..n]
     }
 
     /// `transcript` (of a pass whose audio reaches the cut `cut` seconds in) without the
@@ -166,14 +158,7 @@ impl Context {
     /// office will be closed…", too short a stretch for [`unheard_speech`]; those two agreed
     /// and "Third" was lost (a CI run, 2026-11-28).
     pub fn skipped_after_cut(&mut self, transcript: &Transcript) -> Option<Vec<String>> {
-        let first: Vec<String> = transcript
-            .segments
-            .iter()
-            .flat_map(|s| &s.words)
-            .map(|w| normalise(&w.text))
-            .filter(|w| !w.is_empty())
-            .take(FIRST_WORDS)
-            .collect();
+        let first = first_words(transcript, FIRST_WORDS);
         let skipped = self
             .firsts
             .iter()
@@ -206,6 +191,18 @@ impl Context {
             .collect();
         Some(self.committed[first].0)
     }
+}
+
+/// `transcript`'s first `n` words with letters or digits, normalised.
+fn first_words(transcript: &Transcript, n: usize) -> Vec<String> {
+    transcript
+        .segments
+        .iter()
+        .flat_map(|s| &s.words)
+        .map(|w| normalise(&w.text))
+        .filter(|w| !w.is_empty())
+        .take(n)
+        .collect()
 }
 
 /// The first words of `earlier` that `current` skipped: `current` starts with two words that

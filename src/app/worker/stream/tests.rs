@@ -151,37 +151,15 @@ fn a_transcript_cut_after_a_word_splits_the_segment_it_falls_in() {
 /// word is lost or said twice.
 #[test]
 fn speech_without_pauses_is_committed_by_words_at_every_pass_after_the_first() {
-    // 0.5 s per word, each with a 40 ms gap at its end.
-    let all: Vec<(String, f32, f32)> = (0..20)
-        .map(|i| {
-            let end = if i % 4 == 3 { "." } else { "" };
-            (format!(" w{i}{end}"), i as f32 * 0.5, i as f32 * 0.5 + 0.46)
-        })
-        .collect();
-    let audio: Vec<f32> = (0..10 * SAMPLE_RATE)
-        .map(|i| {
-            let t = i as f32 / SAMPLE_RATE as f32;
-            if t % 0.5 >= 0.46 {
-                0.0005
-            } else {
-                0.3 * (t * 2.0 * std::f32::consts::PI * 200.0).sin()
-            }
-        })
-        .collect();
+    let (all, audio) = words_every_half_second();
     let wording = Wording::default();
     let mut stream = Stream::with_rules(1, &[Rule::Pause, Rule::Words]);
     // A pass hears everything from where it starts: after a commit, that is before the
     // cut, so it hears committed words again.
     let pass_over = |stream: &mut Stream, until: f32| {
         let from = stream.pass_from();
-        let offset = from as f32 / SAMPLE_RATE as f32;
-        let heard: Vec<(&str, f32, f32)> = all
-            .iter()
-            .filter(|w| w.1 >= offset - 0.01 && w.2 <= until)
-            .map(|w| (w.0.as_str(), w.1 - offset, w.2 - offset))
-            .collect();
         let to = (until * SAMPLE_RATE as f32) as usize;
-        let transcript = transcript_of(&heard, 4);
+        let transcript = heard(&all, from, until, &[]);
         stream.take_pass((from..to, &audio[from..to], 0.3), &transcript, &wording)
     };
     let first = pass_over(&mut stream, 4.0);
