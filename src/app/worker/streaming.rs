@@ -245,9 +245,13 @@ impl WorkerThread {
                 engine += spent;
                 match tail {
                     Some(tail) => {
+                        // A commit like the passes' (the desktop test checks the words around
+                        // every one).
+                        let cut_s = settled.committed_to as f32 / SAMPLE_RATE as f32;
+                        log_commit(&settled, Rule::Words, cut_s);
                         tracing::info!(
                             id = settled.id,
-                            cut_s = settled.committed_to as f32 / SAMPLE_RATE as f32,
+                            cut_s,
                             from_s = settled.pass_from() as f32 / SAMPLE_RATE as f32,
                             "settled at key-up: the last pass's words committed"
                         );
