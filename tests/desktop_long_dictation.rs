@@ -12,7 +12,8 @@
 //! machine's load average before and after (other work on the machine slows the app), the word
 //! error rate of the pasted text against the clip's text, and the commit points (`stream
 //! committed` lines) with the check that none of them lost or duplicated a word (skipped when
-//! the app logs none).
+//! the app logs none), and the committed-word lag while the key is held (p50 / p95: from when a
+//! word was spoken, by the clip's sentence times, to the commit line that committed it).
 //!
 //! Asserts the words (WER ≤ [`MAX_WER_PERCENT`]), that the text was pasted, prints whether the
 //! resident size right after each dictation is over [`MAX_RESIDENT_MB`] (as BENCHMARKS.md has measured it
@@ -75,6 +76,8 @@ struct LongClip {
     text: String,
     seconds: f64,
     pauseless: bool,
+    /// Its sentences: where each starts and ends in the clip (s) and its text.
+    sentences: Vec<(f64, f64, String)>,
 }
 
 /// Builds the clips (idempotent) with scripts/make-long-clips.sh into `target/long-clips/`.
@@ -97,6 +100,18 @@ fn long_clips() -> Vec<LongClip> {
                 text: json["text"].as_str().expect("a text").to_string(),
                 seconds: json["seconds"].as_f64().expect("seconds"),
                 pauseless: json["pauses"] == "removed",
+                sentences: json["sentences"]
+                    .as_array()
+                    .expect("sentences")
+                    .iter()
+                    .map(|s| {
+                        (
+                            s["start_s"].as_f64().expect("start_s"),
+                            s["end_s"].as_f64().expect("end_s"),
+                            s["text"].as_str().expect("a sentence's text").to_string(),
+                        )
+                    })
+                    .collect(),
             }
         })
         .collect()
@@ -186,6 +201,8 @@ struct Row {
     load: String,
     wer: f64,
     cuts: String,
+    /// Committed-word lag while held: p50 and p95 (s) and how many words.
+    lag: String,
 }
 
 /// The worker's transcription passes of dictation `id`: its `transcribing` lines between
@@ -240,6 +257,8 @@ fn dictate(desktop: &Desktop, app: &mut AppProcess, clip: &LongClip) -> (Row, St
     let load_before = load_average();
     // VmHWM from here on is this dictation's peak (not the model load's).
     let peak_reset = fs::write(format!("/proc/{}/clear_refs", app.pid()), "5").is_ok();
+    // The clip's first sample plays about now (the sound server adds a few tens of ms).
+    let played_at = epoch_seconds(std::time::SystemTime::now());
     // A beat after the last sample, as a person lets go after the word.
     hold_hotkey_while_playing(desktop, app, &clip.wav, Duration::from_millis(150));
     app.wait_for_log("recording stopped", Duration::from_secs(10))
@@ -271,6 +290,7 @@ fn dictate(desktop: &Desktop, app: &mut AppProcess, clip: &LongClip) -> (Row, St
     let (passes, passes_by_part, audio_transcribed_s) = passes_of(&log, id);
     let cuts = cuts_in_log(&log, id);
     let cut_report = check_cuts(clip, &in_box, &cuts);
+    let lags = committed_word_lag(clip, &in_box, &commit_times(&log, id), played_at);
     println!(
         "{}: box {:?}\n    {done}",
         clip.name,
@@ -302,6 +322,14 @@ fn dictate(desktop: &Desktop, app: &mut AppProcess, clip: &LongClip) -> (Row, St
         load: format!("{load_before} → {}", load_average()),
         wer: wer_percent(&clip.text, &in_box),
         cuts: cut_report,
+        lag: match lags.len() {
+            0 => "none committed while held".into(),
+            n => format!(
+                "{:.1} / {:.1} ({n} words)",
+                percentile(&lags, 0.5),
+                percentile(&lags, 0.95)
+            ),
+        },
     };
     (row, in_box)
 }
@@ -355,14 +383,111 @@ fn check_cuts(clip: &LongClip, pasted: &str, cuts: &[Cut]) -> String {
     format!("{} kept", cuts.len())
 }
 
+/// The commits of dictation `id` in the app's log: when each came in (seconds since the
+/// epoch, from the line's UTC timestamp) and how many words were committed by then.
+fn commit_times(log: &str, id: u64) -> Vec<(f64, usize)> {
+    log.lines()
+        .filter(|line| line.contains("stream committed"))
+        .filter(|line| rig::log_field(line, "id").and_then(|v| v.parse().ok()) == Some(id))
+        .filter_map(|line| {
+            let at = log_line_seconds(line)?;
+            let words = rig::log_field(line, "words_total")?.parse().ok()?;
+            Some((at, words))
+        })
+        .collect()
+}
+
+/// Committed-word lag while the key is held: for each word of the clip committed before
+/// key-up, from when it was spoken to when its commit came in (s, sorted). When a word was
+/// spoken is estimated from the clip's sentence times (`make-long-clips.sh`): a sentence's
+/// words end in proportion to their letters (the TTS voices speak at an even pace), and the
+/// clip's first sample at `played_at` (epoch s, when the test started playing it). Pasted words
+/// are matched to the clip's by alignment; one the clip lacks has no time and is left out.
+fn committed_word_lag(
+    clip: &LongClip,
+    pasted: &str,
+    commits: &[(f64, usize)],
+    played_at: f64,
+) -> Vec<f64> {
+    let mut reference = Vec::new();
+    let mut spoken_by = Vec::new();
+    for (start, end, text) in &clip.sentences {
+        let words = whisper_dictation::wer::normalised_words(text);
+        let letters: usize = words.iter().map(|w| w.chars().count()).sum();
+        let mut said = 0;
+        for word in words {
+            said += word.chars().count();
+            spoken_by.push(start + (end - start) * said as f64 / letters.max(1) as f64);
+            reference.push(word);
+        }
+    }
+    let raw: Vec<&str> = pasted.split_whitespace().collect();
+    // Per commit: when it came in, and how many normalised pasted words it completes.
+    let commits: Vec<(f64, usize)> = commits
+        .iter()
+        .map(|&(at, total)| {
+            let committed = raw[..total.min(raw.len())].join(" ");
+            (
+                at,
+                whisper_dictation::wer::normalised_words(&committed).len(),
+            )
+        })
+        .collect();
+    let hypothesis = whisper_dictation::wer::normalised_words(pasted);
+    let mut lags: Vec<f64> = common::cuts::align(&reference, &hypothesis)
+        .into_iter()
+        .filter_map(|edit| match edit {
+            common::cuts::Edit::Same { r, h } => commits
+                .iter()
+                .find(|(_, words)| h < *words)
+                .map(|(at, _)| at - (played_at + spoken_by[r])),
+            _ => None,
+        })
+        .collect();
+    lags.sort_by(f64::total_cmp);
+    lags
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+fn epoch_seconds(time: std::time::SystemTime) -> f64 {
+    time.duration_since(std::time::UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// Seconds since the epoch of a log line that starts with a UTC timestamp
+/// (`2026-11-29T05:57:44.487911Z`, as the app's log writes it).
+fn log_line_seconds(line: &str) -> Option<f64> {
+    let stamp = line.split_whitespace().next()?.strip_suffix('Z')?;
+    let (date, time) = stamp.split_once('T')?;
+    let mut ymd = date.splitn(3, '-').map(|p| p.parse::<i64>().ok());
+    let (y, m, d) = (ymd.next()??, ymd.next()??, ymd.next()??);
+    let mut hms = time.splitn(3, ':');
+    let (h, min) = (
+        hms.next()?.parse::<f64>().ok()?,
+        hms.next()?.parse::<f64>().ok()?,
+    );
+    let sec = hms.next()?.parse::<f64>().ok()?;
+    // Days from 1970-01-01 to the civil date (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days as f64 * 86_400.0 + h * 3600.0 + min * 60.0 + sec)
+}
+
 fn print_table(rows: &[Row]) {
     println!(
-        "\n| clip | audio s | key-up → pasted ms | engine ms | passes | audio transcribed s | app CPU s | VmRSS after MB | peak MB | idle MB | load | WER % | cuts |"
+        "\n| clip | audio s | key-up → pasted ms | engine ms | passes | audio transcribed s | app CPU s | VmRSS after MB | peak MB | idle MB | load | WER % | cuts | committed-word lag p50 / p95 s |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in rows {
         println!(
-            "| {} | {:.1} | {} | {} | {} ({}) | {:.1} | {:.1} | {} | {} | {} | {} | {:.1} | {} |",
+            "| {} | {:.1} | {} | {} | {} ({}) | {:.1} | {:.1} | {} | {} | {} | {} | {:.1} | {} | {} |",
             r.clip,
             r.seconds,
             r.pasted_ms,
@@ -376,7 +501,8 @@ fn print_table(rows: &[Row]) {
             r.idle_mb,
             r.load,
             r.wer,
-            r.cuts
+            r.cuts,
+            r.lag
         );
     }
 }
@@ -524,4 +650,42 @@ fn commit_points_are_read_from_the_log() {
         (passes, parts.as_str(), seconds),
         (2, "head×1 whole×1", 10.0)
     );
+}
+
+/// The committed-word lag on a made-up dictation (no desktop needed): two sentences, each word
+/// ending in proportion to its letters, committed 1 s and 3 s after the clip began playing at
+/// a log time; a word committed after the first commit counts from the second; a word the
+/// clip lacks, and the words after the last commit, have no lag.
+#[test]
+fn committed_word_lag_counts_from_when_a_word_was_spoken_to_its_commit() {
+    assert_eq!(
+        log_line_seconds("2026-11-29T05:57:44.5Z  INFO x: stream committed id=1"),
+        Some(1_795_931_864.5)
+    );
+    assert_eq!(
+        log_line_seconds("2024-02-29T00:00:00Z"),
+        Some(1_709_164_800.0)
+    );
+    assert_eq!(log_line_seconds("no time here"), None);
+    let clip = LongClip {
+        name: "made-up".into(),
+        wav: PathBuf::new(),
+        text: "ab cd. efgh ij.".into(),
+        seconds: 4.0,
+        pauseless: false,
+        sentences: vec![(0.0, 1.0, "ab cd.".into()), (1.0, 2.0, "efgh ij.".into())],
+    };
+    let played_at = 100.0;
+    // "ab cd." committed at 101.5 (2 words), "efgh" at 103.0; "ij" is the tail; "zz" invented.
+    let pasted = "ab cd. zz efgh ij.";
+    let lags = committed_word_lag(&clip, pasted, &[(101.5, 2), (103.0, 4)], played_at);
+    // ab: spoken by 0.5 s, cd by 1.0 s (both committed at 1.5 s), efgh by 1 + 4/6 s.
+    let expected = [1.0, 0.5, 3.0 - (1.0 + 4.0 / 6.0)];
+    let mut expected = expected.to_vec();
+    expected.sort_by(f64::total_cmp);
+    assert_eq!(lags.len(), 3, "{lags:?}");
+    for (got, want) in lags.iter().zip(&expected) {
+        assert!((got - want).abs() < 1e-9, "{lags:?} against {expected:?}");
+    }
+    assert!((percentile(&lags, 0.5) - 1.0).abs() < 1e-9);
 }
