@@ -155,9 +155,10 @@ pub fn settle_by_words(current: &WordPass, from: usize, audio: &[f32]) -> WordCo
     up_to_an_end(current, from..before_the_last_second, audio, |_| true)
 }
 
-/// Of `current`'s words in `candidates`, up to the last one that ends a sentence and whose gap
-/// holds a quiet frame (alignment times can be late at a sentence end in speech without
-/// pauses: a cut there would take the next sentence's first sound).
+/// Of `current`'s words in `candidates`, up to the last one that `ends` accepts (a sentence
+/// end while the key is held, any word at key-up) and whose gap holds a quiet frame (alignment
+/// times can be late at a sentence end in speech without pauses: a cut there would take the
+/// next sentence's first sound).
 fn up_to_an_end(
     current: &WordPass,
     candidates: std::ops::Range<usize>,
