@@ -513,6 +513,76 @@ fn a_pass_over_a_pause_stops_when_the_speaker_goes_on_before_it_holds() {
     );
 }
 
+/// When the recorder hears a pause hold, the pass over it is committed then, and shown as
+/// committed at once, not when the next snapshot comes a sentence later. The worker judges the
+/// pause in the audio it is sent: audio in which the speaker went on within [`PAUSE_HELD`]
+/// (which the recorder would report as speech, not as a held pause) commits nothing.
+#[test]
+fn a_pause_that_held_is_committed_when_the_recorder_says_so() {
+    use whisper_dictation::app::worker::commit::PAUSE_HELD;
+    let h = Harness::new();
+    h.load();
+    h.transcribe(20, JobAudio::Recorded(clip("en_kal.wav")), "en");
+    let room = clip("near_silent_5s.wav");
+    let paused = [clip("en_slt.wav"), room[..4_000].to_vec()].concat();
+    let held = (PAUSE_HELD * 16_000.0) as usize;
+    let quiet_after = [paused.clone(), room[4_000..4_000 + held + 800].to_vec()].concat();
+    let voice: Vec<f32> = (0..held + 800)
+        .map(|i| 0.3 * (i as f32 * 2.0 * std::f32::consts::PI * 220.0 / 16_000.0).sin())
+        .collect();
+    let spoken_after = [paused.clone(), room[4_000..5_600].to_vec(), voice].concat();
+    let params = TranscribeParams {
+        language: Some("en".into()),
+        ..TranscribeParams::default()
+    };
+    let progress = |id: u64| loop {
+        if let WorkerEvent::Progress {
+            id: of,
+            committed,
+            tentative,
+            ..
+        } = h.events.recv_timeout(WAIT).expect("the worker answers")
+        {
+            assert_eq!(of, id);
+            break (committed, tentative);
+        }
+    };
+    for (id, after, holds) in [(21, spoken_after, false), (22, quiet_after, true)] {
+        h.worker.send(WorkerCommand::TranscribeEarly(Job {
+            id,
+            audio: JobAudio::Recorded(paused.clone()),
+            params: params.clone(),
+            wording: Default::default(),
+            journal: None,
+        }));
+        h.worker
+            .send(WorkerCommand::PauseHeld { id, samples: after });
+        let (committed, tentative) = progress(id);
+        assert!(
+            committed.is_empty(),
+            "nothing committed before: {committed:?}"
+        );
+        assert!(
+            tentative.split_whitespace().count() > 3,
+            "the pass gave its words: {tentative:?}"
+        );
+        let shown = progress(id);
+        if holds {
+            assert_eq!(
+                shown,
+                (tentative, String::new()),
+                "committed as the pause held"
+            );
+        } else {
+            assert_eq!(
+                shown,
+                (String::new(), tentative),
+                "committed though the speaker went on"
+            );
+        }
+    }
+}
+
 /// A recording the recorder journaled is transcribed from memory and kept where it is (no
 /// second copy), and the run notes on disk, once for its head and whole together, that it began
 /// transcribing it: a crash then counts against the recording at the next start.

@@ -3,8 +3,10 @@
 //! every stride of speech when the worker commits without pauses, decided by the recorder's own
 //! `audio::pause` functions), each pass is
 //! let finish as a worker that keeps up with the speaker would (but for a pause's pass, which
-//! is told in real time, as the recorder would tell it, when the speaker goes on within half a
-//! second of the pause), and key-up sends the whole recording. The streamed text must have the words of the whole recording transcribed at once
+//! is told in real time, as the recorder would tell it, when the speaker goes on before the
+//! pause has held; a pause that holds is told to the worker as the recorder tells it, and its
+//! commit counts from when the pass was done and the pause had held), and key-up sends the
+//! whole recording. The streamed text must have the words of the whole recording transcribed at once
 //! (WER within a point) and no word lost or said twice at any commit point; the figures (passes, commits, engine time at key-up and in all) are printed
 //! against the whole transcription's.
 //!
@@ -123,6 +125,32 @@ impl Harness {
         }
     }
 
+    /// The next progress of recording `id` (printed): where its audio ended (s), the engine
+    /// time, and the committed text.
+    fn progress(&self, id: u64) -> (f32, Duration, String) {
+        loop {
+            match self.events.recv_timeout(WAIT).expect("the worker answers") {
+                WorkerEvent::Progress {
+                    id: done,
+                    engine,
+                    stopped,
+                    committed,
+                    tentative,
+                    seconds,
+                } if done == id => {
+                    let how = if stopped { "stopped" } else { "" };
+                    println!(
+                        "  {seconds:5.1} s {:4} ms {how:7} {committed:?} + {tentative:?}",
+                        engine.as_millis()
+                    );
+                    return (seconds, engine, committed);
+                }
+                WorkerEvent::Done { .. } => panic!("no result before key-up"),
+                _ => {}
+            }
+        }
+    }
+
     /// The dictation of `audio` as the app streams it.
     fn stream(&self, id: u64, audio: &[f32]) -> Run {
         self.stream_as(id, audio, false)
@@ -151,47 +179,47 @@ impl Harness {
             } else {
                 WorkerCommand::TranscribeEarly(job)
             });
-            if let Some(heard_at) = (!stride).then(|| speech_after_pause(audio, end)).flatten() {
-                // The recorder hears the speaker go on while the pause's pass runs.
-                let after_ms = (heard_at - end) * 1000 / RATE;
-                println!("  (speech again {after_ms} ms after the pause's snapshot)");
-                std::thread::sleep(Duration::from_secs_f32(
-                    (heard_at - end) as f32 / RATE as f32,
-                ));
-                self.worker.send(WorkerCommand::SpeechAfterPause {
-                    id,
-                    pause_end: end,
-                    heard_at,
-                });
-            }
-            loop {
-                match self.events.recv_timeout(WAIT).expect("the worker answers") {
-                    WorkerEvent::Progress {
-                        id: done,
-                        engine,
-                        stopped,
-                        committed,
-                        tentative,
-                        seconds,
-                    } if done == id => {
-                        let how = if stopped { "stopped" } else { "" };
-                        println!(
-                            "  {seconds:5.1} s {:4} ms {how:7} {committed:?} + {tentative:?}",
-                            engine.as_millis()
-                        );
-                        passes.push(engine);
-                        busy_until = busy_until.max(at) + engine.as_secs_f32();
-                        commits.push((seconds, seconds + engine.as_secs_f32(), committed.clone()));
-                        let words = normalised_words(&committed).len();
-                        if words > committed_words {
-                            committed_words = words;
-                            cuts.push(words);
-                        }
-                        break;
-                    }
-                    WorkerEvent::Done { .. } => panic!("no result before key-up"),
-                    _ => {}
+            let after = (!stride).then(|| after_the_pause(audio, end)).flatten();
+            match after {
+                Some(AfterPauseAt::Spoke(heard_at)) => {
+                    // The recorder hears the speaker go on while the pause's pass runs.
+                    let after_ms = (heard_at - end) * 1000 / RATE;
+                    println!("  (speech again {after_ms} ms after the pause's snapshot)");
+                    std::thread::sleep(Duration::from_secs_f32(
+                        (heard_at - end) as f32 / RATE as f32,
+                    ));
+                    self.worker.send(WorkerCommand::SpeechAfterPause {
+                        id,
+                        pause_end: end,
+                        heard_at,
+                    });
                 }
+                Some(AfterPauseAt::Held(held_at)) => {
+                    // Queued behind the pause's pass, as the recorder's would be.
+                    self.worker.send(WorkerCommand::PauseHeld {
+                        id,
+                        samples: audio[..held_at].to_vec(),
+                    });
+                }
+                None => {}
+            }
+            let (seconds, engine, committed) = self.progress(id);
+            passes.push(engine);
+            busy_until = busy_until.max(at) + engine.as_secs_f32();
+            let mut came_in = seconds + engine.as_secs_f32();
+            commits.push((seconds, came_in, committed.clone()));
+            let mut committed = committed;
+            if let Some(AfterPauseAt::Held(held_at)) = after {
+                // Committed when the pass is done and the pause has held, whichever is later.
+                let held = held_at as f32 / RATE as f32;
+                committed = self.progress(id).2;
+                came_in = came_in.max(held);
+                commits.push((held, came_in, committed.clone()));
+            }
+            let words = normalised_words(&committed).len();
+            if words > committed_words {
+                committed_words = words;
+                cuts.push(words);
             }
         }
         // Key-up, then the recorder's tail of room quiet.
@@ -226,18 +254,29 @@ fn snapshots(audio: &[f32]) -> Vec<(usize, bool)> {
     sends
 }
 
-/// Where the recorder, checking every 50 ms, hears speech again within half a second of the
-/// pause's snapshot ending at `end` (later, the pause has held and the worker would not stop
-/// the pause's pass for it).
-fn speech_after_pause(audio: &[f32], end: usize) -> Option<usize> {
+/// What the recorder tells the worker after a pause's snapshot.
+#[derive(Debug, Clone, Copy)]
+enum AfterPauseAt {
+    /// The speaker went on, heard by this sample.
+    Spoke(usize),
+    /// The pause held, heard by this sample.
+    Held(usize),
+}
+
+/// What the recorder, checking every 50 ms with its own [`pause::after_pause`], tells the
+/// worker of the pause that ended the snapshot at `end`, and when; nothing when the audio
+/// ends first.
+fn after_the_pause(audio: &[f32], end: usize) -> Option<AfterPauseAt> {
     let step = RATE / 20;
-    (end + step..=(end + RATE / 2).min(audio.len()))
-        .step_by(step)
-        .find(|&at| {
-            let so_far = &audio[..at];
-            let peak = whisper_dictation::audio::level::loudest_frame(so_far, RATE as u32);
-            pause::spoke_since(so_far, end, peak, RATE as u32)
-        })
+    (end + step..=audio.len()).step_by(step).find_map(|at| {
+        let so_far = &audio[..at];
+        let peak = whisper_dictation::audio::level::loudest_frame(so_far, RATE as u32);
+        match pause::after_pause(so_far, end, peak, RATE as u32) {
+            pause::AfterPause::Spoke => Some(AfterPauseAt::Spoke(at)),
+            pause::AfterPause::Held => Some(AfterPauseAt::Held(at)),
+            pause::AfterPause::Waiting => None,
+        }
+    })
 }
 
 fn clips() -> PathBuf {

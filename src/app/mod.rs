@@ -594,6 +594,11 @@ impl App {
                     });
                 }
             }
+            RecorderEvent::PauseHeld { id, samples } => {
+                if self.dictation.is_recording(id) {
+                    self.worker.send(WorkerCommand::PauseHeld { id, samples });
+                }
+            }
             RecorderEvent::Head { id, samples } => {
                 let covered = self.early_sent.as_ref().is_some_and(|sent| {
                     sent.id == id

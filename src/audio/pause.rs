@@ -27,6 +27,13 @@ pub const QUIET_END: Duration = Duration::from_millis(150);
 /// recorded as before.
 pub const FIRST_TAIL: Duration = Duration::from_millis(150);
 
+/// How much longer than [`QUIET_END`] the quiet after a pause's snapshot must last for it to be
+/// a pause between sentences, not one after a comma or before a hard word (Whisper ends the
+/// stretch it was given with a full stop either way). The recorder says when a pause has held
+/// this long (`RecorderEvent::PauseHeld`), and the worker then commits the pause's text
+/// (`app::worker::commit`'s rule 1).
+pub const PAUSE_HELD: Duration = Duration::from_millis(250);
+
 /// How often the recorder looks for a pause while the key is held: a pause is noticed
 /// [`QUIET_END`] to [`QUIET_END`] + this after the last word.
 pub const PAUSE_CHECK: Duration = Duration::from_millis(50);
@@ -182,6 +189,32 @@ pub fn spoke_since(recording: &[f32], since: usize, peak: f32, sample_rate: u32)
         && !tail_is_quiet(recording, since, peak, sample_rate, &GateConfig::default())
 }
 
+/// What has become of the pause that ended a pause's snapshot, as far as the recording so far
+/// tells ([`after_pause`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AfterPause {
+    /// The speaker went on: the pause did not hold, unless it already had.
+    Spoke,
+    /// Quiet for [`PAUSE_HELD`] after the snapshot: a pause between sentences.
+    Held,
+    /// Quiet so far, but not yet for [`PAUSE_HELD`].
+    Waiting,
+}
+
+/// What became of the pause that ended the snapshot of `recording`'s first `since` samples (at
+/// `sample_rate`, its loudest frame `peak`): the speaker went on ([`spoke_since`]), or it has
+/// been quiet for [`PAUSE_HELD`] after it, or neither yet.
+pub fn after_pause(recording: &[f32], since: usize, peak: f32, sample_rate: u32) -> AfterPause {
+    let held = (PAUSE_HELD.as_secs_f64() * f64::from(sample_rate)) as usize;
+    if spoke_since(recording, since, peak, sample_rate) {
+        AfterPause::Spoke
+    } else if recording.len() >= since + held {
+        AfterPause::Held
+    } else {
+        AfterPause::Waiting
+    }
+}
+
 /// Whether the recording can end after [`FIRST_TAIL`] instead of the whole tail: its first
 /// `head_len` samples (up to key-up) end in [`QUIET_END`] of quiet after speech, and everything
 /// since is quiet as well.
@@ -224,6 +257,25 @@ mod tests {
 
     fn join(parts: &[Vec<f32>]) -> Vec<f32> {
         parts.concat()
+    }
+
+    #[test]
+    fn a_pause_holds_after_its_quiet_lasts_and_not_when_the_speaker_goes_on() {
+        let spoken = join(&[tone(1.0, 0.2), quiet(0.2)]);
+        let since = spoken.len();
+        let peak = loudest_frame(&spoken, RATE);
+        let after =
+            |extra: Vec<f32>| after_pause(&join(&[spoken.clone(), extra]), since, peak, RATE);
+        assert_eq!(after(Vec::new()), AfterPause::Waiting);
+        assert_eq!(after(quiet(0.2)), AfterPause::Waiting);
+        assert_eq!(after(quiet(0.25)), AfterPause::Held);
+        assert_eq!(after(quiet(0.6)), AfterPause::Held);
+        assert_eq!(
+            after(join(&[quiet(0.1), tone(0.1, 0.2)])),
+            AfterPause::Spoke
+        );
+        // A soft sound far below the speech is still the pause's quiet.
+        assert_eq!(after(tone(0.3, 0.005)), AfterPause::Held);
     }
 
     #[test]

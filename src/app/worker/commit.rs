@@ -7,8 +7,9 @@
 //! # The rule ([`decide`], [`pause_held`])
 //! 1. **A pause.** A pass whose audio ends in [`crate::audio::pause::QUIET_END`] of quiet (the
 //!    recorder sends one at every pause) is committed whole, cut at its end, once the pause
-//!    has held for [`PAUSE_HELD`] more ([`pause_held`], seen in the next snapshot's audio, so
-//!    the stretch is not transcribed again): the cut lies in the quiet after the last word, so
+//!    has held for [`PAUSE_HELD`] more ([`pause_held`], judged in the audio the recorder sends
+//!    when it has heard the pause hold, or else in the next snapshot's; the stretch is not
+//!    transcribed again): the cut lies in the quiet after the last word, so
 //!    no word can straddle it. A pause of 0.15 s alone is not enough: people pause that long
 //!    after a comma or before a hard word, and Whisper ends the stretch it was given with a
 //!    full stop ("Second. We agreed…", "has been moved. To…" on the project's clip). The
@@ -226,8 +227,9 @@ fn agrees_up_to(earlier: &Pass, current: &Pass, k: usize) -> bool {
 pub const HEARD_PAST: f32 = 1.0;
 
 /// How much longer than the pause that ended a pass the quiet must last for the pass to be
-/// committed whole (rule 1): 0.15 s + this is a pause between sentences.
-pub const PAUSE_HELD: f32 = 0.25;
+/// committed whole (rule 1): 0.15 s + this is a pause between sentences
+/// ([`crate::audio::pause::PAUSE_HELD`], in seconds).
+pub const PAUSE_HELD: f32 = crate::audio::pause::PAUSE_HELD.as_secs_f32();
 
 /// Rule 1: whether a pass that ended in a pause at sample `pass_end` of `recording` (the
 /// recording so far), whose own loudest frame was `peak`, is followed by [`PAUSE_HELD`] more

@@ -43,7 +43,9 @@ impl Serving {
             WorkerCommand::TranscribeEarly(job) | WorkerCommand::TranscribeStride(job) => {
                 Serving::Early { id: job.id }
             }
-            WorkerCommand::SpeechAfterPause { id, .. } => Serving::Early { id: *id },
+            WorkerCommand::SpeechAfterPause { id, .. } | WorkerCommand::PauseHeld { id, .. } => {
+                Serving::Early { id: *id }
+            }
         }
     }
 }

@@ -116,6 +116,19 @@ impl WorkerThread {
         }
     }
 
+    /// The recorder heard the pause that ended recording `id`'s last pause snapshot hold, in
+    /// `samples` (its audio so far): that pass's text is committed and shown as such now. What
+    /// is shown is reported either way (the pass may have given nothing to commit).
+    pub(super) fn commit_pause_that_held(&mut self, id: u64, samples: &[f32]) {
+        if let Some(stream) = self.stream.as_mut().filter(|s| s.id == id) {
+            if let Some(cut_s) = stream.commit_held_pause(samples) {
+                log_commit(stream, Rule::Pause, cut_s);
+            }
+        }
+        let (committed, tentative) = shown(self.stream.as_ref(), id);
+        self.progress(id, samples.len(), Duration::ZERO, committed, tentative);
+    }
+
     /// A pass over the audio so far of a recording (see the module doc), unless `keep_going`
     /// stops it first; [`Self::commit_held_pause`] has been called for it.
     fn transcribe_early(&mut self, job: Job, keep_going: &mut dyn FnMut() -> bool) {
@@ -408,7 +421,8 @@ fn superseded(head: &Head, queue: &VecDeque<WorkerCommand>) -> bool {
         },
         WorkerCommand::Transcribe(_)
         | WorkerCommand::Load(_)
-        | WorkerCommand::SpeechAfterPause { .. } => false,
+        | WorkerCommand::SpeechAfterPause { .. }
+        | WorkerCommand::PauseHeld { .. } => false,
     })
 }
 

@@ -39,7 +39,9 @@ mod tests;
 pub use source::{input_device_names, CpalSource, Feed, InputSource, OpenStream};
 
 use super::level::{GateConfig, RunningPeak};
-use super::pause::{tail_can_end_early, Snapshot, SnapshotMarks, FIRST_TAIL, PAUSE_CHECK};
+use super::pause::{
+    tail_can_end_early, AfterPause, Snapshot, SnapshotMarks, FIRST_TAIL, PAUSE_CHECK,
+};
 use super::resample::Resampler;
 use super::wav_journal::JournalWriter;
 use crate::command_thread::CommandThread;
@@ -120,6 +122,16 @@ pub enum RecorderEvent {
         /// The recording's length (16 kHz samples) when speech was heard after it: speech
         /// began before here.
         heard_at: usize,
+    },
+    /// The quiet after the pause whose audio was the last [`RecorderEvent::Pause`] has lasted
+    /// [`super::pause::PAUSE_HELD`]: a pause between sentences, whose text can be committed
+    /// now rather than at the next snapshot (sent once per such pause, instead of
+    /// [`RecorderEvent::SpeechAfterPause`]).
+    PauseHeld {
+        id: u64,
+        /// The audio so far, 16 kHz mono: at least the pause's snapshot and
+        /// [`super::pause::PAUSE_HELD`] after it, where the worker judges the pause and cuts.
+        samples: Vec<f32>,
     },
     /// The audio up to the moment the key went up, sent before the [`TAIL`] is recorded so
     /// transcription can start at once; [`RecorderEvent::Audio`] follows with the tail.
@@ -212,8 +224,9 @@ struct RecorderThread {
     current: Option<Current>,
     /// Where the current recording's last snapshots ended (samples at the device's rate).
     marks: SnapshotMarks,
-    /// The last snapshot was a pause's, of this many 16 kHz samples, and no speech has been
-    /// heard after it yet ([`RecorderEvent::SpeechAfterPause`]).
+    /// The last snapshot was a pause's, of this many 16 kHz samples, and neither speech nor
+    /// [`super::pause::PAUSE_HELD`] of quiet has been heard after it yet
+    /// ([`RecorderEvent::SpeechAfterPause`], [`RecorderEvent::PauseHeld`]).
     pause_watched: Option<usize>,
     /// The current recording's loudest frame, measured as it arrives (the pause check's
     /// reference level).
@@ -546,32 +559,27 @@ impl RecorderThread {
     }
 
     /// Sends [`RecorderEvent::Pause`] when the speaker has just paused after new speech, or
-    /// has spoken a stride without pausing; and [`RecorderEvent::SpeechAfterPause`] when the
-    /// speaker goes on after a pause's snapshot.
+    /// has spoken a stride without pausing; and after a pause's snapshot, once,
+    /// [`RecorderEvent::SpeechAfterPause`] when the speaker goes on or
+    /// [`RecorderEvent::PauseHeld`] when the pause has held.
     fn notice_pause(&mut self) {
         let Some(Current { id, rate, .. }) = self.current else {
             return;
         };
-        let (due, spoke_after_pause) = {
+        let (due, after_pause, len) = {
             let shared = lock(&self.shared);
             let Some(recording) = shared.recording.as_ref() else {
                 return;
             };
             let peak = self.peak.of(recording, rate);
             let due = self.marks.due(recording, peak, rate, self.config.strides);
-            let spoke_after_pause = (self.pause_watched.is_some()
-                && super::pause::spoke_since(recording, self.marks.pause, peak, rate))
-            .then(|| recording.len() as u64 * u64::from(TARGET_RATE) / u64::from(rate.max(1)));
-            (due, spoke_after_pause)
+            let after_pause = self
+                .pause_watched
+                .map(|_| super::pause::after_pause(recording, self.marks.pause, peak, rate));
+            (due, after_pause, recording.len())
         };
-        if let (Some(heard_at), Some(pause_end)) = (spoke_after_pause, self.pause_watched) {
-            self.pause_watched = None;
-            let heard_at = usize::try_from(heard_at).unwrap_or(usize::MAX);
-            (self.emit)(RecorderEvent::SpeechAfterPause {
-                id,
-                pause_end,
-                heard_at: heard_at.max(pause_end),
-            });
+        if let (Some(after_pause), Some(pause_end)) = (after_pause, self.pause_watched) {
+            self.report_after_pause(id, after_pause, pause_end, len, rate);
         }
         if let Some(snapshot) = due {
             let (samples, len) = self.recorded_so_far();
@@ -583,6 +591,41 @@ impl RecorderThread {
                 samples,
                 stride,
             });
+        }
+    }
+
+    /// Reports what became of the pause whose snapshot held `pause_end` samples at 16 kHz, the
+    /// recording being `len` samples at `rate` now.
+    fn report_after_pause(
+        &mut self,
+        id: u64,
+        after_pause: AfterPause,
+        pause_end: usize,
+        len: usize,
+        rate: u32,
+    ) {
+        match after_pause {
+            AfterPause::Waiting => {}
+            AfterPause::Spoke => {
+                self.pause_watched = None;
+                let heard_at = len as u64 * u64::from(TARGET_RATE) / u64::from(rate.max(1));
+                let heard_at = usize::try_from(heard_at).unwrap_or(usize::MAX);
+                (self.emit)(RecorderEvent::SpeechAfterPause {
+                    id,
+                    pause_end,
+                    heard_at: heard_at.max(pause_end),
+                });
+            }
+            AfterPause::Held => {
+                let (samples, _) = self.recorded_so_far();
+                let held =
+                    (super::pause::PAUSE_HELD.as_secs_f64() * f64::from(TARGET_RATE)) as usize;
+                // The conversion to 16 kHz may hold back a few samples: the next check has them.
+                if samples.len() >= pause_end + held {
+                    self.pause_watched = None;
+                    (self.emit)(RecorderEvent::PauseHeld { id, samples });
+                }
+            }
         }
     }
 

@@ -417,3 +417,47 @@ fn the_speaker_going_on_after_a_pause_is_reported_once_with_where_the_pause_ende
     });
     recorder.send(RecorderCommand::Cancel { id: 6 });
 }
+
+#[test]
+fn a_pause_that_holds_is_reported_once_with_the_audio_that_shows_it() {
+    let source = Scripted::default();
+    let (recorder, rx) = spawn(&source, "held pauses");
+    recorder.send(RecorderCommand::Start {
+        id: 7,
+        journal: None,
+    });
+    started(&rx);
+    let feed = source.feed();
+    speak(&feed, 0.8, 0);
+    stay_quiet(&feed, 0.7);
+    let pause_end = next(&rx, "Pause", |e| match e {
+        RecorderEvent::Pause {
+            samples, stride, ..
+        } => Some((samples.len(), stride)),
+        _ => None,
+    });
+    assert!(!pause_end.1, "a pause, not a stride");
+    let pause_end = pause_end.0;
+    let (id, held_in) = next(&rx, "PauseHeld", |e| match e {
+        RecorderEvent::PauseHeld { id, samples } => Some((id, samples.len())),
+        RecorderEvent::SpeechAfterPause { .. } => panic!("nothing was said after the pause"),
+        _ => None,
+    });
+    assert_eq!(id, 7);
+    // The audio reaches PAUSE_HELD past the pause's snapshot, within a few checks of it.
+    let held = (super::super::pause::PAUSE_HELD.as_secs_f32() * RATE as f32) as usize;
+    assert!(
+        held_in >= pause_end + held && held_in <= pause_end + held + RATE as usize / 5,
+        "held in {held_in} samples, the pause's snapshot had {pause_end}"
+    );
+    // Once per pause, and no speech report for it either: the next event is the next pause.
+    speak(&feed, 0.5, 0);
+    stay_quiet(&feed, 0.3);
+    next(&rx, "the second Pause", |e| match e {
+        RecorderEvent::SpeechAfterPause { .. } => panic!("a held pause reported as broken"),
+        RecorderEvent::PauseHeld { .. } => panic!("reported twice"),
+        RecorderEvent::Pause { samples, .. } => Some(samples.len()),
+        _ => None,
+    });
+    recorder.send(RecorderCommand::Cancel { id: 7 });
+}
