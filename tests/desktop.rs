@@ -22,7 +22,7 @@ mod rig;
 
 use app_rig::{
     clip, clip_text, fresh_desktop, ready_on_cpu, resident_mb, start_app, wait_for_clipboard,
-    wait_ready, write_settings, HOTKEY, TRANSCRIBE_TIMEOUT,
+    wait_ready, write_settings, write_without_trailing_silence, HOTKEY, TRANSCRIBE_TIMEOUT,
 };
 use rig::{run_ok, AppProcess, Desktop, TextBox};
 use std::fs;
@@ -172,21 +172,6 @@ fn more_dictations_for_memory(desktop: &Desktop, app: &mut AppProcess) {
             );
         }
     }
-}
-
-/// Copies the WAV `from` to `to` without the digital silence at its end.
-fn write_without_trailing_silence(from: &Path, to: &Path) {
-    let mut reader = hound::WavReader::open(from).unwrap_or_else(|e| panic!("{e}"));
-    let spec = reader.spec();
-    let mut samples: Vec<i16> = reader.samples::<i16>().map(|s| s.unwrap()).collect();
-    while samples.last() == Some(&0) {
-        samples.pop();
-    }
-    let mut writer = hound::WavWriter::create(to, spec).unwrap_or_else(|e| panic!("{e}"));
-    for s in samples {
-        writer.write_sample(s).unwrap();
-    }
-    writer.finalize().unwrap();
 }
 
 /// The words of `expected` mostly (≥ 80 %) appear in `got`, and so do the `must` words.

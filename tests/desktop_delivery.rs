@@ -2,8 +2,8 @@
 //! into one text box and then one into another window's new, empty box: neither starts with a
 //! space, while a second dictation into the same box is joined to the first with one; (b)
 //! sentence after sentence, eight held dictations into one box with 0.2 s between a key-up and
-//! the next key-down: each paste that finds the hotkey held for the next recording waits for
-//! its key-up, and all eight texts are in the box, in order, joined by single spaces, none left
+//! the next key-down, the first let go as its last word ends (its text comes after the next
+//! key-down): each paste that finds the hotkey held for the next recording waits for its key-up, and all eight texts are in the box, in order, joined by single spaces, none left
 //! behind on the clipboard; (c) Ctrl+Alt still held after the hotkey's Space went up, past the
 //! wait: nothing is sent into the box, the text is left on the clipboard and a notification
 //! says so. Prints key-up → pasted for every dictation.
@@ -19,9 +19,10 @@ mod rig;
 
 use app_rig::{
     clip, clip_text, fresh_desktop, hold_hotkey_while_playing, start_app, wait_for_clipboard,
-    wait_ready, write_settings, HOTKEY, TRANSCRIBE_TIMEOUT,
+    wait_ready, write_settings, write_without_trailing_silence, HOTKEY, TRANSCRIBE_TIMEOUT,
 };
 use rig::{AppProcess, Desktop, TextBox};
+use std::path::PathBuf;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -157,13 +158,24 @@ fn dictated_text_lands_where_and_in_the_order_it_was_said() {
         "en_fest_slt_hts.wav",
         "en_espeak.wav",
     ];
+    // The first is let go as its last word ends: its text needs a pass after key-up and comes
+    // after the next key-down, so its paste waits for that key-up and the texts after it queue
+    // behind it. (A sentence the speaker had finished is committed as its pause holds, and its
+    // text comes ~0.15 s after key-up, before the next key-down 0.2 s later.)
+    let let_go = state.join("en_rms_let_go.wav");
+    write_without_trailing_silence(&clip(clips[0]), &let_go);
+    let played: Vec<PathBuf> = clips
+        .iter()
+        .enumerate()
+        .map(|(n, name)| if n == 0 { let_go.clone() } else { clip(name) })
+        .collect();
     let box_c = TextBox::open(&desktop, "delivery-sentences").unwrap_or_else(|e| panic!("{e}"));
     box_c.focus().unwrap_or_else(|e| panic!("{e}"));
     let mut gaps = Vec::new();
     let mut held = Vec::new();
     let mut last_key_up: Option<Instant> = None;
-    for name in clips {
-        let mut playback = desktop.play(&clip(name)).unwrap_or_else(|e| panic!("{e}"));
+    for path in &played {
+        let mut playback = desktop.play(path).unwrap_or_else(|e| panic!("{e}"));
         desktop.key_down(HOTKEY).unwrap_or_else(|e| panic!("{e}"));
         let key_down = Instant::now();
         if let Some(up) = last_key_up {

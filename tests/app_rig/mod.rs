@@ -35,6 +35,21 @@ pub fn clip_text(name: &str) -> String {
     json[name].as_str().expect("a clip text").to_string()
 }
 
+/// Copies the WAV `from` to `to` without the digital silence at its end.
+pub fn write_without_trailing_silence(from: &Path, to: &Path) {
+    let mut reader = hound::WavReader::open(from).unwrap_or_else(|e| panic!("{e}"));
+    let spec = reader.spec();
+    let mut samples: Vec<i16> = reader.samples::<i16>().map(|s| s.unwrap()).collect();
+    while samples.last() == Some(&0) {
+        samples.pop();
+    }
+    let mut writer = hound::WavWriter::create(to, spec).unwrap_or_else(|e| panic!("{e}"));
+    for s in samples {
+        writer.write_sample(s).unwrap();
+    }
+    writer.finalize().unwrap();
+}
+
 /// `target/` of this build: the binary is `target/<profile>/whisper-dictation`.
 pub fn target_dir() -> PathBuf {
     Path::new(BIN)
