@@ -2,7 +2,8 @@
 //! held the overlay window is mapped, belongs to the app (its `_NET_WM_PID`), is override-redirect
 //! and not the focused window: the text box keeps the focus and the paste lands there. After a
 //! pause in the speech the words on screen are, pixel for pixel, the worker's text for the audio
-//! so far ("head transcribed" in the log) drawn by the app's own renderer: no invented text. After
+//! so far ("head transcribed" in the log), committed (full colour) once the pause has held,
+//! drawn by the app's own renderer: no invented text. After
 //! delivery the window is gone (no window at all while idle). The menu moves it to the top
 //! centre, where speech that gives no text shows "Nic nie rozpoznano", again compared pixel for
 //! pixel; the menu turns it off (saved), and then no window appears while dictating.
@@ -296,16 +297,21 @@ fn the_overlay_shows_what_the_app_hears_and_never_takes_the_focus() {
     );
     let focused = focused_window(&desktop);
     assert_ne!(focused, shown.id, "the overlay must not take the focus");
-    // After the pause: the words on screen are the worker's text for the audio so far.
+    // After the pause: the words on screen are the worker's text for the audio so far, shown
+    // dimmed after its pass and in full colour once the pause has held (committed).
     app.wait_for_log("head transcribed", TRANSCRIBE_TIMEOUT)
         .unwrap_or_else(|e| panic!("{e}"));
     // The worker's pass logs no text (privacy): the overlay's line, with text logging on in
     // the tests, says what it shows.
-    let head = app
-        .wait_for_log("overlay shows early text", Duration::from_secs(2))
-        .unwrap_or_else(|e| panic!("{e}"));
-    let head_text = rig::log_field(&head, "tentative").unwrap_or_default()
-        + &rig::log_field(&head, "added").unwrap_or_default();
+    let (head, head_text) = loop {
+        let line = app
+            .wait_for_log("overlay shows early text", Duration::from_secs(3))
+            .unwrap_or_else(|e| panic!("the first sentence committed as its pause held: {e}"));
+        let added = rig::log_field(&line, "added").unwrap_or_default();
+        if !added.is_empty() {
+            break (line, added);
+        }
+    };
     assert!(
         head_text.to_lowercase().contains("dentist"),
         "the head is the first sentence: {head}"
@@ -313,7 +319,13 @@ fn the_overlay_shows_what_the_app_hears_and_never_takes_the_focus() {
     let shown_at = Instant::now();
     let shot_path = out.join("overlay-early-text.png");
     let expected = renderer
-        .render(&view(UiLang::En, Phase::Recording, &head_text), 1.0)
+        .render(
+            &View {
+                committed: head_text.clone(),
+                ..view(UiLang::En, Phase::Recording, "")
+            },
+            1.0,
+        )
         .unwrap();
     let blank = renderer
         .render(&view(UiLang::En, Phase::Recording, ""), 1.0)
@@ -334,14 +346,14 @@ fn the_overlay_shows_what_the_app_hears_and_never_takes_the_focus() {
         .unwrap_or_else(|e| panic!("{e}"));
     println!(
         "early text on screen in a screenshot begun {} ms after the worker's: {off} pixels \
-         differ from the head text drawn by the renderer (vs no text: {off_blank}); screenshot {}",
+         differ from the committed text drawn by the renderer (vs no text: {off_blank}); screenshot {}",
         shot_at.as_millis(),
         shot_path.display()
     );
     assert!(
         off <= 20 && off_blank > 500,
-        "the overlay's words must be the worker's head text {head_text:?}: {off} pixels differ \
-         ({off_blank} from an empty panel); see {}",
+        "the overlay's words must be the worker's committed text {head_text:?}: {off} pixels \
+         differ ({off_blank} from an empty panel); see {}",
         shot_path.display()
     );
     if std::env::var_os("UPDATE_SCREENSHOT").is_some_and(|v| v == "1") {
