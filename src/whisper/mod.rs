@@ -32,9 +32,9 @@ pub use engine::{Engine, EngineError};
 pub use loader::{Layout, LoadError, LoadOptions};
 pub use model::CacheLayout;
 pub use params::{FallbackChoice, PaddingEncoding, SuppressTokens, Task, TranscribeParams};
+pub use segment::Word;
 pub use transcribe::{
     NoObserver, Phase, PhaseObserver, Segment, Timings, TranscribeError, Transcript, Withheld,
     WithheldReason,
 };
 pub use weights::StepWeights;
-pub use words::Word;

@@ -1,7 +1,6 @@
 //! One stretch of a transcript with its time span ([`Segment`]), as the decoding loop
-//! (`transcribe`) makes it and the word-time pass (`words`) fills in its words.
+//! (`transcribe`) makes it and the word-time pass (`words`) fills in its words ([`Word`]).
 
-use super::words::Word;
 use serde::Serialize;
 
 /// One stretch of text with its time span.
@@ -20,4 +19,15 @@ pub struct Segment {
     /// Its words with their times, when [`TranscribeParams::word_times`] asked for them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub words: Vec<Word>,
+}
+
+/// One word and when it was said, in seconds from the start of the transcribed audio.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Word {
+    /// As written in the segment's text, with its leading space and merged punctuation.
+    pub text: String,
+    pub start: f32,
+    pub end: f32,
+    /// The mean of its tokens' probabilities (over the text tokens only) in the alignment pass.
+    pub probability: f32,
 }

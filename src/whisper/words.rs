@@ -17,21 +17,9 @@
 //! next window's start to the last word's end; this does not).
 
 use super::model::{AudioKeys, ModelError, Whisper};
-use super::segment::Segment;
+use super::segment::{Segment, Word};
 use super::tokenizer::Tokenizer;
-use serde::Serialize;
 use tch::{Kind, Tensor};
-
-/// One word and when it was said, in seconds from the start of the transcribed audio.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Word {
-    /// As written in the segment's text, with its leading space and merged punctuation.
-    pub text: String,
-    pub start: f32,
-    pub end: f32,
-    /// The mean of its tokens' probabilities (over the text tokens only) in the alignment pass.
-    pub probability: f32,
-}
 
 /// The median filter's width along time (OpenAI's and faster-whisper's default).
 pub const MEDIAN_FILTER_WIDTH: usize = 7;
