@@ -514,6 +514,11 @@ fn a_clip_streamed_by_a_busy_worker_keeps_its_words_at_every_offset() {
 
 #[test]
 fn a_long_dictation_is_committed_as_it_is_spoken_with_the_words_of_the_whole() {
+    // `RUST_LOG=whisper_dictation::app::worker=info` shows the worker's passes and commits.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .try_init();
     let harness = Harness::new();
     let reference = long_reference();
     let clip = clips().join("en_long_50s.wav");

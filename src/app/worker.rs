@@ -435,7 +435,7 @@ impl WorkerThread {
         let used_stream = stream.as_ref().is_some_and(|s| {
             s.has_committed()
                 || s.tentative_stands_for(&samples).is_some()
-                || s.settled_at_key_up(&samples, &job.wording).is_some()
+                || s.settled_by_last_pass(&samples, &job.wording).is_some()
         });
         // Transcribed whole: the last pass over its start is the draft.
         let mut whole_params = job.params.clone();

@@ -13,14 +13,15 @@
 //! audio after the last commit is transcribed, or nothing when the last pass covered it and the
 //! rest is quiet ([`Stream::tentative_stands_for`]). Otherwise the last pass's words up to its
 //! last quiet word gap a second before its end are committed first, without a pass to agree
-//! with ([`Stream::settled_at_key_up`]), and key-up's pass hears only the audio from 2 s before
-//! that cut; it must agree with the last pass on the first words after the cut, or the audio
-//! since the last commit is transcribed instead ([`Stream::key_up_rest`]). Every pass, key-up's
+//! with ([`Stream::settled_by_last_pass`]), and key-up's pass hears only the audio from 2 s
+//! before that cut; it must agree with the last pass on the first words after the cut, or the
+//! audio since the last commit is transcribed instead ([`Stream::rest_after_settling`]). A
+//! long pass at a pause settles the same way ([`settle`]'s module doc). Every pass, key-up's
 //! too, gets the last pass's tokens as its draft ([`Stream::draft_from`]): the engine checks
 //! them in one decoder call instead of choosing each token again.
 
 mod context;
-mod key_up;
+mod settle;
 
 use super::commit::words::{self, WordCommit, WordPass};
 use super::commit::{self, Commit, Pass, PassSegment, Rule};
@@ -81,8 +82,9 @@ pub struct Stream {
     /// The last pass's start (samples of the recording) and its first window's tokens as
     /// Whisper decoded them: the next pass's draft ([`Self::draft_from`]).
     last_tokens: Option<(usize, Vec<u32>)>,
-    /// The last pass's words, while what it did not commit is still uncommitted: what key-up
-    /// may commit without a pass to agree with ([`Self::settled_at_key_up`]).
+    /// The last pass's words, while what it did not commit is still uncommitted: what key-up,
+    /// or a long pass at a pause, may commit without a pass to agree with
+    /// ([`Self::settled_by_last_pass`]).
     last_pass: Option<LastPass>,
     /// Passes run, and commits made.
     pub passes: u32,

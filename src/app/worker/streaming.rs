@@ -1,5 +1,6 @@
 //! The worker's side of a dictation streamed while the key is held: each pass over the audio
-//! so far ([`WorkerThread::serve_pass`], a stride's skipped while too little is uncommitted),
+//! so far ([`WorkerThread::serve_pass`], a stride's skipped while too little is uncommitted, a
+//! long one at a pause settled first),
 //! whether queued audio or the speaker going on made a pass useless ([`superseded`],
 //! [`newer_audio_with_more_speech`], [`pause_broken`]), and key-up of a
 //! streamed dictation ([`WorkerThread::finish_stream`]: the committed text and the tail). What
@@ -130,9 +131,10 @@ impl WorkerThread {
     }
 
     /// A pass over the audio so far of a recording (see the module doc), unless `keep_going`
-    /// stops it first; [`Self::commit_held_pause`] has been called for it.
+    /// stops it first; [`Self::commit_held_pause`] has been called for it. One that would hear
+    /// more than [`SETTLING_FROM`] and ends in a pause settles first ([`Self::settled_pass`]).
     fn transcribe_early(&mut self, job: Job, keep_going: &mut dyn FnMut() -> bool) {
-        let JobAudio::Recorded(samples) = job.audio else {
+        let JobAudio::Recorded(samples) = &job.audio else {
             return;
         };
         let Some(stream) = self.stream.as_mut().filter(|s| s.id == job.id) else {
@@ -154,6 +156,20 @@ impl WorkerThread {
             return self.progress(job.id, range.end, Duration::ZERO, committed, String::new());
         }
         let peak = loudest_frame(&samples[..range.end], SAMPLE_RATE);
+        if audio.len() > SETTLING_FROM && pause::ends_in_pause(audio, peak, SAMPLE_RATE) {
+            if let Some(settled) = stream
+                .settled_by_last_pass(samples, &job.wording)
+                .filter(|s| s.pass_from() >= range.start + SETTLING_SAVES)
+            {
+                match self.settled_pass(&job, settled, samples, peak, keep_going) {
+                    Settled::Taken | Settled::Stopped => return,
+                    Settled::Disagreed => {}
+                }
+            }
+        }
+        let Some(stream) = self.stream.as_mut().filter(|s| s.id == job.id) else {
+            return;
+        };
         let mut params = pass_params(&job.params, stream);
         // The word rule compares passes word by word (key-up's pass commits all, so needs none).
         params.word_times |= stream.pass_needs_word_times(&range, audio, peak);
@@ -161,46 +177,125 @@ impl WorkerThread {
         let started = Instant::now();
         let Some((result, engine)) = self.whisper(audio, &params, Part::Head, journal, keep_going)
         else {
-            let spent = started.elapsed();
-            tracing::debug!(
-                id = job.id,
-                engine_ms = spent.as_millis() as u64,
-                "early transcription stopped: newer audio came, or the pause did not hold"
-            );
-            let (committed, tentative) = shown(self.stream.as_ref(), job.id);
-            return (self.emit)(WorkerEvent::Progress {
-                id: job.id,
-                seconds: range.end as f32 / SAMPLE_RATE as f32,
-                engine: spent,
-                stopped: true,
-                committed,
-                tentative,
-            });
+            return self.pass_stopped(job.id, range.end, started.elapsed());
         };
         let transcript = match result {
             Ok(transcript) => transcript,
-            Err(message) => {
-                tracing::warn!(
-                    id = job.id,
-                    message,
-                    "a pass failed; key-up transcribes again"
-                );
-                let committed = self.stream.as_ref().map(Stream::committed_text);
-                let committed = committed.unwrap_or_default();
-                return self.progress(job.id, range.end, engine, committed, String::new());
-            }
+            Err(message) => return self.pass_failed(job.id, range.end, engine, &message),
         };
         let Some(stream) = self.stream.as_mut().filter(|s| s.id == job.id) else {
             return;
         };
         let progress = stream.take_pass((range.clone(), audio, peak), &transcript, &job.wording);
-        if let Some((rule, cut_s)) = progress.commit {
-            log_commit(stream, rule, cut_s);
+        self.pass_taken(&job, (range, audio.len()), &transcript, engine, progress);
+    }
+
+    /// A pass at a pause over the recording after `settled` (the stream with its last pass's
+    /// words committed, [`Stream::settled_by_last_pass`]), with word times: taken when it
+    /// agrees with the last pass after the cut ([`Stream::take_settled_pass`]).
+    fn settled_pass(
+        &mut self,
+        job: &Job,
+        settled: Stream,
+        samples: &[f32],
+        peak: f32,
+        keep_going: &mut dyn FnMut() -> bool,
+    ) -> Settled {
+        let Some(range) = settled.pass_range(samples.len()) else {
+            return Settled::Disagreed;
+        };
+        let audio = &samples[range.clone()];
+        let mut params = pass_params(&job.params, &settled);
+        params.word_times = true;
+        let journal = job.journal.as_deref();
+        let started = Instant::now();
+        let Some((result, engine)) = self.whisper(audio, &params, Part::Head, journal, keep_going)
+        else {
+            self.pass_stopped(job.id, range.end, started.elapsed());
+            return Settled::Stopped;
+        };
+        let Ok(transcript) = result else {
+            return Settled::Disagreed; // the pass from the last commit will say why
+        };
+        let Some(stream) = self.stream.as_mut().filter(|s| s.id == job.id) else {
+            return Settled::Stopped;
+        };
+        let settled_from = settled.pass_from();
+        let triple = (range.clone(), audio, peak);
+        let Some((cut_s, progress)) =
+            stream.take_settled_pass(settled, triple, &transcript, &job.wording)
+        else {
+            tracing::info!(
+                id = job.id,
+                from_s = settled_from as f32 / SAMPLE_RATE as f32,
+                engine_ms = engine.as_millis() as u64,
+                "the pass at a pause disagreed with the last pass after its cut; \
+                 transcribed again from the last commit"
+            );
+            return Settled::Disagreed;
+        };
+        log_commit(stream, Rule::Words, cut_s);
+        tracing::info!(
+            id = job.id,
+            cut_s,
+            from_s = settled_from as f32 / SAMPLE_RATE as f32,
+            "settled at a pause: the last pass's words committed"
+        );
+        self.pass_taken(job, (range, audio.len()), &transcript, engine, progress);
+        Settled::Taken
+    }
+
+    /// A pass over recording `id` up to sample `end` stopped after `spent`: newer audio came,
+    /// or the pause did not hold.
+    fn pass_stopped(&self, id: u64, end: usize, spent: Duration) {
+        tracing::debug!(
+            id,
+            engine_ms = spent.as_millis() as u64,
+            "early transcription stopped: newer audio came, or the pause did not hold"
+        );
+        let (committed, tentative) = shown(self.stream.as_ref(), id);
+        (self.emit)(WorkerEvent::Progress {
+            id,
+            seconds: end as f32 / SAMPLE_RATE as f32,
+            engine: spent,
+            stopped: true,
+            committed,
+            tentative,
+        });
+    }
+
+    /// A pass over recording `id` up to sample `end` failed with `message`.
+    fn pass_failed(&self, id: u64, end: usize, engine: Duration, message: &str) {
+        tracing::warn!(id, message, "a pass failed; key-up transcribes again");
+        let committed = self.stream.as_ref().map(Stream::committed_text);
+        self.progress(
+            id,
+            end,
+            engine,
+            committed.unwrap_or_default(),
+            String::new(),
+        );
+    }
+
+    /// Logs and reports a pass over `job`'s recording (`range`, `seconds` samples long) that
+    /// the stream took, having made `progress`.
+    fn pass_taken(
+        &self,
+        job: &Job,
+        (range, samples): (std::ops::Range<usize>, usize),
+        transcript: &Transcript,
+        engine: Duration,
+        progress: stream::Progress,
+    ) {
+        if let Some(stream) = self.stream.as_ref().filter(|s| s.id == job.id) {
+            if let Some((rule, cut_s)) = progress.commit {
+                log_commit(stream, rule, cut_s);
+            }
         }
         tracing::info!(
             id = job.id,
             from_s = range.start as f32 / SAMPLE_RATE as f32,
-            seconds = audio.len() as f32 / SAMPLE_RATE as f32,
+            seconds = samples as f32 / SAMPLE_RATE as f32,
             heard = ?crate::logging::dictated(&transcript.text),
             committed_chars = progress.committed.chars().count(),
             tentative_chars = progress.tentative.chars().count(),
@@ -238,9 +333,9 @@ impl WorkerThread {
     /// Key-up of a streamed dictation: its committed text, and the audio after the last
     /// commit (the last pass's text when it covered it all, else transcribed now). Without a
     /// pause to commit at, the last pass's words up to its last quiet word gap are committed
-    /// first ([`Stream::settled_at_key_up`]) and only the audio after them is transcribed,
+    /// first ([`Stream::settled_by_last_pass`]) and only the audio after them is transcribed,
     /// unless what key-up's pass heard there disagrees with the last pass
-    /// ([`Stream::key_up_rest`]): then the audio since the last commit is, as before.
+    /// ([`Stream::rest_after_settling`]): then the audio since the last commit is, as before.
     pub(super) fn finish_stream(
         &mut self,
         mut stream: Stream,
@@ -252,7 +347,7 @@ impl WorkerThread {
         let mut engine = Duration::ZERO;
         let mut settled_tail = None;
         if stream.tentative_stands_for(samples).is_none() {
-            if let Some(settled) = stream.settled_at_key_up(samples, wording) {
+            if let Some(settled) = stream.settled_by_last_pass(samples, wording) {
                 let (tail, spent) =
                     self.settled_tail(&settled, samples, (params, wording), recording)?;
                 engine += spent;
@@ -338,7 +433,7 @@ impl WorkerThread {
     /// Key-up's pass over a `settled` stream's audio from [`Stream::pass_from`] on, with word
     /// times to find the committed words it heard again by: its text without them and what
     /// Whisper wrote, when it agrees with the last pass after the cut
-    /// ([`Stream::key_up_rest`]), else `None`; and the engine's time. `None` when the app
+    /// ([`Stream::rest_after_settling`]), else `None`; and the engine's time. `None` when the app
     /// quit meanwhile.
     fn settled_tail(
         &mut self,
@@ -353,7 +448,10 @@ impl WorkerThread {
         let stop = Arc::clone(&self.stop);
         let keep_going = &mut || !stop.load(Ordering::Relaxed);
         let (result, engine) = self.whisper(tail, &params, Part::Tail, recording, keep_going)?;
-        let Some(rest) = result.ok().and_then(|t| settled.key_up_rest(&t, tail)) else {
+        let Some(rest) = result
+            .ok()
+            .and_then(|t| settled.rest_after_settling(&t, tail))
+        else {
             return Some((None, engine));
         };
         let cut = settled.committed_to.saturating_sub(settled.pass_from());
@@ -370,6 +468,28 @@ impl WorkerThread {
 /// Key-up's text of the audio after the last commit (none when the wording gave none), and
 /// what Whisper wrote there.
 type Tail = (Option<String>, Heard);
+
+/// A pass at a pause settles first ([`Stream::settled_by_last_pass`]) only when it would hear
+/// more than this (samples) from the last commit, and settling makes it start at least
+/// [`SETTLING_SAVES`] later. Shorter passes stay as they were: they take ≤ ~1.4 s on a 2-core
+/// CPU, and a commit at every pause the speaker goes on after (~0.15 s of quiet in speech
+/// without pauses) moves the stride's start on ([`stream::STRIDE_FROM`]), so that key-up had
+/// more left to hear (the streaming harness's clip without pauses: key-up's engine time 0.9 →
+/// 1.8 s when every pause pass settled).
+const SETTLING_FROM: usize = 10 * SAMPLE_RATE as usize;
+/// See [`SETTLING_FROM`]: the pass then hears that much less again, and the settling's risk (a
+/// cut agreed with by one pass only) buys a pass ~0.5 s shorter on a 2-core CPU.
+const SETTLING_SAVES: usize = 3 * SAMPLE_RATE as usize;
+
+/// What became of a pass at a pause after settling.
+enum Settled {
+    /// It agreed with the last pass: the stream took it.
+    Taken,
+    /// Stopped (newer audio, the pause broken, the app quitting), or the stream is gone.
+    Stopped,
+    /// It did not agree, or failed: the pass from the last commit runs instead.
+    Disagreed,
+}
 
 /// The audio of an early job: which recording, how much of it, how loud.
 #[derive(Debug, Clone, Copy)]

@@ -246,7 +246,9 @@ fn key_up_commits_the_last_pass_but_its_last_second_and_hears_only_the_rest() {
     assert_eq!(first.commit, None);
 
     let key_up = &audio[..8 * SAMPLE_RATE];
-    let settled = stream.settled_at_key_up(key_up, &wording).expect("settled");
+    let settled = stream
+        .settled_by_last_pass(key_up, &wording)
+        .expect("settled");
     // "w9" ends at 4.96 s, the last word a second before the pass's end (6 s).
     assert_eq!(settled.committed_text(), "w0 w1 w2 w3. w4 w5 w6 w7. w8 w9");
     let cut_s = settled.committed_to as f32 / SAMPLE_RATE as f32;
@@ -261,7 +263,9 @@ fn key_up_commits_the_last_pass_but_its_last_second_and_hears_only_the_rest() {
 
     let from = settled.pass_from();
     let tail = heard(&all, from, 8.0, &[]);
-    let rest = settled.key_up_rest(&tail, &key_up[from..]).expect("agrees");
+    let rest = settled
+        .rest_after_settling(&tail, &key_up[from..])
+        .expect("agrees");
     assert_eq!(rest.text, " w10 w11. w12 w13 w14 w15.");
     let text = settled.with_tail(Some(rest.text.trim()));
     let said: Vec<String> = (0..16).map(|i| format!("w{i}")).collect();
@@ -273,7 +277,7 @@ fn key_up_commits_the_last_pass_but_its_last_second_and_hears_only_the_rest() {
 
     // "w10", the first word the last pass heard after the cut, left out at key-up.
     let skipped = heard(&all, from, 8.0, &["w10"]);
-    assert_eq!(settled.key_up_rest(&skipped, &key_up[from..]), None);
+    assert_eq!(settled.rest_after_settling(&skipped, &key_up[from..]), None);
 
     // A pass that ends in a pause that held is committed whole: nothing left to settle.
     let mut paused = Stream::with_rules(1, &[Rule::Pause, Rule::Words]);
@@ -285,7 +289,69 @@ fn key_up_commits_the_last_pass_but_its_last_second_and_hears_only_the_rest() {
     paused.take_pass((range.clone(), &pause_after[range], 0.3), &pass, &wording);
     assert!(paused.commit_held_pause(&pause_after).is_some());
     assert_eq!(paused.committed_text().split_whitespace().count(), 12);
-    assert!(paused.settled_at_key_up(&pause_after, &wording).is_none());
+    assert!(paused
+        .settled_by_last_pass(&pause_after, &wording)
+        .is_none());
+}
+
+/// The pass at the pause that ends a stretch of speech without one settles as key-up's does
+/// (the last pass's words but its last second committed, the pass hearing only the audio from
+/// 2 s before that cut), so that it is short; when its pause holds, the rest is committed and
+/// every word is there once. A pass that left out the first word after the cut is not taken,
+/// and the stream stays as it was (the worker then transcribes from the last commit).
+#[test]
+fn the_pass_at_the_pause_ending_speech_settles_first_and_its_pause_commits_the_rest() {
+    let (all, audio) = words_every_half_second();
+    let wording = Wording::default();
+    let mut stream = Stream::with_rules(1, &[Rule::Pause, Rule::Words]);
+    let six = 6 * SAMPLE_RATE;
+    let pass = heard(&all, 0, 6.0, &[]);
+    assert_eq!(
+        stream
+            .take_pass((0..six, &audio[..six], 0.3), &pass, &wording)
+            .commit,
+        None
+    );
+    // The speaker stops at 8 s; the pause's snapshot at 8.5 s.
+    let mut recording = audio[..8 * SAMPLE_RATE].to_vec();
+    recording.resize(8 * SAMPLE_RATE + SAMPLE_RATE / 2, 0.0);
+    let settled = stream
+        .settled_by_last_pass(&recording, &wording)
+        .expect("settled");
+    let range = settled.pass_range(recording.len()).expect("audio left");
+    assert_eq!(range.start, 5 * SAMPLE_RATE / 2, "from w5, not from 0");
+
+    let skipped = heard(&all, range.start, 8.0, &["w10"]);
+    let before = stream.clone();
+    let triple = (range.clone(), &recording[range.clone()], 0.3);
+    assert!(stream
+        .take_settled_pass(settled.clone(), triple, &skipped, &wording)
+        .is_none());
+    assert_eq!(
+        (stream.committed_to, stream.pass_from(), stream.passes),
+        (before.committed_to, before.pass_from(), before.passes),
+        "a pass that disagrees leaves the stream as it was"
+    );
+
+    let agreeing = heard(&all, range.start, 8.0, &[]);
+    let triple = (range.clone(), &recording[range.clone()], 0.3);
+    let (cut_s, progress) = stream
+        .take_settled_pass(settled, triple, &agreeing, &wording)
+        .expect("agrees");
+    assert!((4.96..5.0).contains(&cut_s), "cut at {cut_s} s");
+    assert_eq!(progress.committed, "w0 w1 w2 w3. w4 w5 w6 w7. w8 w9");
+    assert_eq!(progress.tentative, "w10 w11. w12 w13 w14 w15.");
+
+    // The pause holds: the rest is committed without another pass.
+    recording.resize(9 * SAMPLE_RATE, 0.0);
+    assert!(stream.commit_held_pause(&recording).is_some());
+    let said: Vec<String> = (0..16).map(|i| format!("w{i}")).collect();
+    let committed: Vec<String> = stream
+        .committed_text()
+        .split_whitespace()
+        .map(|w| w.trim_end_matches('.').to_string())
+        .collect();
+    assert_eq!(committed, said);
 }
 
 #[test]
