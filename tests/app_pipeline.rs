@@ -100,13 +100,8 @@ impl Harness {
             language: Some(language.into()),
             ..TranscribeParams::default()
         };
-        self.worker.send(WorkerCommand::Transcribe(Job {
-            id,
-            audio,
-            params,
-            wording: Default::default(),
-            journal: None,
-        }));
+        self.worker
+            .send(WorkerCommand::Transcribe(job(id, audio, params)));
         loop {
             if let WorkerEvent::Done {
                 id: done,
@@ -135,13 +130,11 @@ impl Harness {
                 _ => {}
             }
         }
-        self.worker.send(WorkerCommand::Transcribe(Job {
+        self.worker.send(WorkerCommand::Transcribe(job(
             id,
-            audio: JobAudio::Recorded(whole),
+            JobAudio::Recorded(whole),
             params,
-            wording: Default::default(),
-            journal: None,
-        }));
+        )));
         loop {
             if let WorkerEvent::Done {
                 id: done,
@@ -165,13 +158,11 @@ impl Harness {
             language: Some("en".into()),
             ..TranscribeParams::default()
         };
-        self.worker.send(WorkerCommand::TranscribeEarly(Job {
+        self.worker.send(WorkerCommand::TranscribeEarly(job(
             id,
-            audio: JobAudio::Recorded(head),
-            params: params.clone(),
-            wording: Default::default(),
-            journal: None,
-        }));
+            JobAudio::Recorded(head),
+            params.clone(),
+        )));
         params
     }
 
@@ -338,13 +329,11 @@ fn whole_while_head_runs(
     // The worker takes the head up at once; the whole recording comes while it runs (or, on a
     // slow machine, before it started: then the head is skipped instead of stopped).
     std::thread::sleep(Duration::from_millis(150));
-    h.worker.send(WorkerCommand::Transcribe(Job {
+    h.worker.send(WorkerCommand::Transcribe(job(
         id,
-        audio: JobAudio::Recorded(whole),
+        JobAudio::Recorded(whole),
         params,
-        wording: Default::default(),
-        journal: None,
-    }));
+    )));
     let mut head_finished = false;
     loop {
         match h.events.recv_timeout(WAIT).expect("the worker answers") {
@@ -420,17 +409,13 @@ fn a_pause_after_more_speech_stops_the_pass_over_a_stride() {
         language: Some("en".into()),
         ..TranscribeParams::default()
     };
-    let job = |audio: &[f32]| Job {
-        id: 11,
-        audio: JobAudio::Recorded(audio.to_vec()),
-        params: params.clone(),
-        wording: Default::default(),
-        journal: None,
-    };
-    h.worker
-        .send(WorkerCommand::TranscribeStride(job(&long[..stride_len])));
+    let stride_job = |audio: &[f32]| job(11, JobAudio::Recorded(audio.to_vec()), params.clone());
+    h.worker.send(WorkerCommand::TranscribeStride(stride_job(
+        &long[..stride_len],
+    )));
     std::thread::sleep(Duration::from_millis(150));
-    h.worker.send(WorkerCommand::TranscribeEarly(job(&paused)));
+    h.worker
+        .send(WorkerCommand::TranscribeEarly(stride_job(&paused)));
     // The first pass to report is the pause's; key-up comes after it.
     let first = loop {
         if let WorkerEvent::Progress {
@@ -444,7 +429,8 @@ fn a_pause_after_more_speech_stops_the_pass_over_a_stride() {
     };
     let paused_s = paused.len() as f32 / 16_000.0;
     assert_eq!(first, paused_s, "the stride's pass ran to its end");
-    h.worker.send(WorkerCommand::Transcribe(job(&paused)));
+    h.worker
+        .send(WorkerCommand::Transcribe(stride_job(&paused)));
     let outcome = loop {
         if let WorkerEvent::Done { outcome, .. } =
             h.events.recv_timeout(WAIT).expect("the worker answers")
@@ -476,13 +462,11 @@ fn a_pass_over_a_pause_stops_when_the_speaker_goes_on_before_it_holds() {
     };
     let mut shown = Vec::new();
     for (id, went_on_after) in [(13, held / 2), (14, held + 1_600)] {
-        h.worker.send(WorkerCommand::TranscribeEarly(Job {
+        h.worker.send(WorkerCommand::TranscribeEarly(job(
             id,
-            audio: JobAudio::Recorded(paused.clone()),
-            params: params.clone(),
-            wording: Default::default(),
-            journal: None,
-        }));
+            JobAudio::Recorded(paused.clone()),
+            params.clone(),
+        )));
         h.worker.send(WorkerCommand::SpeechAfterPause {
             id,
             pause_end: paused.len(),
@@ -548,13 +532,11 @@ fn a_pause_that_held_is_committed_when_the_recorder_says_so() {
         }
     };
     for (id, after, holds) in [(21, spoken_after, false), (22, quiet_after, true)] {
-        h.worker.send(WorkerCommand::TranscribeEarly(Job {
+        h.worker.send(WorkerCommand::TranscribeEarly(job(
             id,
-            audio: JobAudio::Recorded(paused.clone()),
-            params: params.clone(),
-            wording: Default::default(),
-            journal: None,
-        }));
+            JobAudio::Recorded(paused.clone()),
+            params.clone(),
+        )));
         h.worker
             .send(WorkerCommand::PauseHeld { id, samples: after });
         let (committed, tentative) = progress(id);
@@ -603,17 +585,14 @@ fn a_journaled_recording_is_kept_where_it_is_and_counts_one_attempt() {
         language: Some("en".into()),
         ..TranscribeParams::default()
     };
-    let job = |kind: fn(Job) -> WorkerCommand, audio: Vec<f32>| {
+    let send_job = |kind: fn(Job) -> WorkerCommand, audio: Vec<f32>| {
         h.worker.send(kind(Job {
-            id: 1,
-            audio: JobAudio::Recorded(audio),
-            params: params.clone(),
-            wording: Default::default(),
             journal: Some(journal.clone()),
+            ..job(1, JobAudio::Recorded(audio), params.clone())
         }));
     };
     // The head (a pause two thirds in), then the whole recording once the head was taken up.
-    job(
+    send_job(
         WorkerCommand::TranscribeEarly,
         audio[..audio.len() * 2 / 3].to_vec(),
     );
@@ -622,7 +601,7 @@ fn a_journaled_recording_is_kept_where_it_is_and_counts_one_attempt() {
         WorkerEvent::Progress { .. }
     ) {}
     assert_eq!(std::fs::read_to_string(&attempts).unwrap(), "1");
-    job(WorkerCommand::Transcribe, audio);
+    send_job(WorkerCommand::Transcribe, audio);
     let (outcome, recording) = loop {
         if let WorkerEvent::Done {
             outcome, recording, ..
@@ -648,4 +627,15 @@ fn a_journaled_recording_is_kept_where_it_is_and_counts_one_attempt() {
     let unfinished = store.unfinished();
     assert_eq!(unfinished.len(), 1, "{unfinished:?}");
     assert_eq!(unfinished[0].attempts, 0, "a quit is not a failed attempt");
+}
+
+/// A job for recording `id` with the default wording and no journal.
+fn job(id: u64, audio: JobAudio, params: TranscribeParams) -> Job {
+    Job {
+        id,
+        audio,
+        params,
+        wording: Default::default(),
+        journal: None,
+    }
 }

@@ -362,7 +362,7 @@ fn damage_at_cuts(reference: &str, text: &str, whole: &str, cuts: &[usize]) -> V
 /// word in the recording (its time in `audio` transcribed whole with word times) to the moment
 /// the pass that committed it came in. Words are matched to the whole transcription's by
 /// alignment; a committed word the whole one lacks has no time and is left out. Sorted, in s.
-fn committed_word_lag(audio: &[f32], commits: &[(f32, f32, String)]) -> Vec<f32> {
+fn committed_word_lag(audio: &[f32], commits: &[(f32, f32, String)]) -> Vec<f64> {
     let params = TranscribeParams {
         word_times: true,
         ..params_from(&Settings {
@@ -388,21 +388,14 @@ fn committed_word_lag(audio: &[f32], commits: &[(f32, f32, String)]) -> Vec<f32>
             } = edit
             {
                 if hypothesis >= committed {
-                    lags.push(came_in - ends[reference]);
+                    lags.push(f64::from(came_in - ends[reference]));
                 }
             }
         }
         committed = committed.max(streamed.len());
     }
-    lags.sort_by(f32::total_cmp);
+    lags.sort_by(f64::total_cmp);
     lags
-}
-
-fn percentile(sorted: &[f32], p: f32) -> f32 {
-    if sorted.is_empty() {
-        return f32::NAN;
-    }
-    sorted[((sorted.len() - 1) as f32 * p).round() as usize]
 }
 
 fn check(
@@ -432,8 +425,8 @@ fn check(
         all.as_millis(),
         all.as_secs_f64() / whole_engine.as_secs_f64().max(1e-3),
         lags.len(),
-        percentile(&lags, 0.5),
-        percentile(&lags, 0.95),
+        common::percentile(&lags, 0.5),
+        common::percentile(&lags, 0.95),
         run.text,
         whole
     );

@@ -326,8 +326,8 @@ fn dictate(desktop: &Desktop, app: &mut AppProcess, clip: &LongClip) -> (Row, St
             0 => "none committed while held".into(),
             n => format!(
                 "{:.1} / {:.1} ({n} words)",
-                percentile(&lags, 0.5),
-                percentile(&lags, 0.95)
+                common::percentile(&lags, 0.5),
+                common::percentile(&lags, 0.95)
             ),
         },
     };
@@ -446,10 +446,6 @@ fn committed_word_lag(
         .collect();
     lags.sort_by(f64::total_cmp);
     lags
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
 fn epoch_seconds(time: std::time::SystemTime) -> f64 {
@@ -687,5 +683,5 @@ fn committed_word_lag_counts_from_when_a_word_was_spoken_to_its_commit() {
     for (got, want) in lags.iter().zip(&expected) {
         assert!((got - want).abs() < 1e-9, "{lags:?} against {expected:?}");
     }
-    assert!((percentile(&lags, 0.5) - 1.0).abs() < 1e-9);
+    assert!((common::percentile(&lags, 0.5) - 1.0).abs() < 1e-9);
 }

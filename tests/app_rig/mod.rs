@@ -87,14 +87,17 @@ pub fn start_app(desktop: &Desktop, state: &Path, env: &[(&str, &str)]) -> AppPr
 }
 
 /// [`start_app`] with the log as a person's is by default: no dictated text in it (unless
-/// `env` asks for it).
+/// `env` asks for it). The log's filter is `info`, or `$WHISPER_DICTATION_TEST_APP_LOG` when
+/// set (e.g. `info,whisper_dictation::app::worker=debug` for each pass's encode and decode
+/// times).
 pub fn start_app_private(desktop: &Desktop, state: &Path, env: &[(&str, &str)]) -> AppProcess {
+    let log = std::env::var("WHISPER_DICTATION_TEST_APP_LOG").unwrap_or_else(|_| "info".into());
     let mut vars = vec![
         (
             "WHISPER_DICTATION_STATE_DIR",
             state.to_str().expect("a UTF-8 path"),
         ),
-        ("WHISPER_DICTATION_LOG", "info"),
+        ("WHISPER_DICTATION_LOG", log.as_str()),
     ];
     vars.extend_from_slice(env);
     let no_args: [&str; 0] = [];

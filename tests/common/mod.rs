@@ -65,3 +65,11 @@ pub fn long_clips_in(target: &std::path::Path) -> PathBuf {
     );
     dir
 }
+
+/// The value at fraction `p` (0–1) of `sorted` (nearest rank); NaN when it is empty.
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}

@@ -371,26 +371,35 @@ fn stay_quiet(feed: &Feed, seconds: f32) {
     }
 }
 
-#[test]
-fn the_speaker_going_on_after_a_pause_is_reported_once_with_where_the_pause_ended() {
-    let source = Scripted::default();
-    let (recorder, rx) = spawn(&source, "pauses");
-    recorder.send(RecorderCommand::Start {
-        id: 6,
-        journal: None,
-    });
+/// A recording `id` started on a scripted microphone (`device`) in which 0.8 s of speech and
+/// then `quiet` seconds of quiet were said: the recorder, its events, the feed, and how many
+/// samples the pause's snapshot had.
+fn after_a_pause(
+    source: &Scripted,
+    device: &str,
+    id: u64,
+    quiet: f32,
+) -> (Recorder, Receiver<RecorderEvent>, Feed, usize) {
+    let (recorder, rx) = spawn(source, device);
+    recorder.send(RecorderCommand::Start { id, journal: None });
     started(&rx);
     let feed = source.feed();
     speak(&feed, 0.8, 0);
-    stay_quiet(&feed, 0.3);
-    let pause_end = next(&rx, "Pause", |e| match e {
+    stay_quiet(&feed, quiet);
+    let (pause_end, stride) = next(&rx, "Pause", |e| match e {
         RecorderEvent::Pause {
             samples, stride, ..
         } => Some((samples.len(), stride)),
         _ => None,
     });
-    assert!(!pause_end.1, "a pause, not a stride");
-    let pause_end = pause_end.0;
+    assert!(!stride, "a pause, not a stride");
+    (recorder, rx, feed, pause_end)
+}
+
+#[test]
+fn the_speaker_going_on_after_a_pause_is_reported_once_with_where_the_pause_ended() {
+    let source = Scripted::default();
+    let (recorder, rx, feed, pause_end) = after_a_pause(&source, "pauses", 6, 0.3);
     speak(&feed, 0.5, 0);
     let (id, reported_end, heard_at) = next(&rx, "SpeechAfterPause", |e| match e {
         RecorderEvent::SpeechAfterPause {
@@ -421,23 +430,7 @@ fn the_speaker_going_on_after_a_pause_is_reported_once_with_where_the_pause_ende
 #[test]
 fn a_pause_that_holds_is_reported_once_with_the_audio_that_shows_it() {
     let source = Scripted::default();
-    let (recorder, rx) = spawn(&source, "held pauses");
-    recorder.send(RecorderCommand::Start {
-        id: 7,
-        journal: None,
-    });
-    started(&rx);
-    let feed = source.feed();
-    speak(&feed, 0.8, 0);
-    stay_quiet(&feed, 0.7);
-    let pause_end = next(&rx, "Pause", |e| match e {
-        RecorderEvent::Pause {
-            samples, stride, ..
-        } => Some((samples.len(), stride)),
-        _ => None,
-    });
-    assert!(!pause_end.1, "a pause, not a stride");
-    let pause_end = pause_end.0;
+    let (recorder, rx, feed, pause_end) = after_a_pause(&source, "held pauses", 7, 0.7);
     let (id, held_in) = next(&rx, "PauseHeld", |e| match e {
         RecorderEvent::PauseHeld { id, samples } => Some((id, samples.len())),
         RecorderEvent::SpeechAfterPause { .. } => panic!("nothing was said after the pause"),
