@@ -195,6 +195,22 @@ fn speech_without_pauses_is_committed_by_words_at_every_pass_after_the_first() {
     );
 }
 
+/// Words said, with where each starts and ends (s).
+type Said = Vec<(String, f32, f32)>;
+
+/// [`words_every_half_second`] and a stream (pause and word rules) that took one pass over
+/// its first 6 s, which committed nothing (no pass before it to agree with).
+fn after_a_first_pass_of_six_seconds() -> (Said, Vec<f32>, Wording, Stream) {
+    let (all, audio) = words_every_half_second();
+    let wording = Wording::default();
+    let mut stream = Stream::with_rules(1, &[Rule::Pause, Rule::Words]);
+    let six = 6 * SAMPLE_RATE;
+    let pass = heard(&all, 0, 6.0, &[]);
+    let first = stream.take_pass((0..six, &audio[..six], 0.3), &pass, &wording);
+    assert_eq!(first.commit, None);
+    (all, audio, wording, stream)
+}
+
 /// Four-word sentences said without a pause, 0.5 s a word with a 40 ms quiet gap at its
 /// end, and the 10 s of audio they are in.
 fn words_every_half_second() -> (Vec<(String, f32, f32)>, Vec<f32>) {
@@ -237,13 +253,7 @@ fn heard(all: &[(String, f32, f32)], from: usize, until: f32, left_out: &[&str])
 /// does not agree, and a pass followed by a held pause has nothing to settle.
 #[test]
 fn key_up_commits_the_last_pass_but_its_last_second_and_hears_only_the_rest() {
-    let (all, audio) = words_every_half_second();
-    let wording = Wording::default();
-    let mut stream = Stream::with_rules(1, &[Rule::Pause, Rule::Words]);
-    let six = 6 * SAMPLE_RATE;
-    let pass = heard(&all, 0, 6.0, &[]);
-    let first = stream.take_pass((0..six, &audio[..six], 0.3), &pass, &wording);
-    assert_eq!(first.commit, None);
+    let (all, audio, wording, stream) = after_a_first_pass_of_six_seconds();
 
     let key_up = &audio[..8 * SAMPLE_RATE];
     let settled = stream
@@ -301,17 +311,7 @@ fn key_up_commits_the_last_pass_but_its_last_second_and_hears_only_the_rest() {
 /// and the stream stays as it was (the worker then transcribes from the last commit).
 #[test]
 fn the_pass_at_the_pause_ending_speech_settles_first_and_its_pause_commits_the_rest() {
-    let (all, audio) = words_every_half_second();
-    let wording = Wording::default();
-    let mut stream = Stream::with_rules(1, &[Rule::Pause, Rule::Words]);
-    let six = 6 * SAMPLE_RATE;
-    let pass = heard(&all, 0, 6.0, &[]);
-    assert_eq!(
-        stream
-            .take_pass((0..six, &audio[..six], 0.3), &pass, &wording)
-            .commit,
-        None
-    );
+    let (all, audio, wording, mut stream) = after_a_first_pass_of_six_seconds();
     // The speaker stops at 8 s; the pause's snapshot at 8.5 s.
     let mut recording = audio[..8 * SAMPLE_RATE].to_vec();
     recording.resize(8 * SAMPLE_RATE + SAMPLE_RATE / 2, 0.0);
