@@ -187,7 +187,7 @@ impl WorkerThread {
             return;
         };
         let progress = stream.take_pass((range.clone(), audio, peak), &transcript, &job.wording);
-        self.pass_taken(&job, (range, audio.len()), &transcript, engine, progress);
+        self.pass_taken(&job, range, &transcript, engine, progress);
     }
 
     /// A pass at a pause over the recording after `settled` (the stream with its last pass's
@@ -241,7 +241,7 @@ impl WorkerThread {
             from_s = settled_from as f32 / SAMPLE_RATE as f32,
             "settled at a pause: the last pass's words committed"
         );
-        self.pass_taken(job, (range, audio.len()), &transcript, engine, progress);
+        self.pass_taken(job, range, &transcript, engine, progress);
         Settled::Taken
     }
 
@@ -277,12 +277,12 @@ impl WorkerThread {
         );
     }
 
-    /// Logs and reports a pass over `job`'s recording (`range`, `seconds` samples long) that
-    /// the stream took, having made `progress`.
+    /// Logs and reports a pass over `job`'s recording (its `range`, in samples) that the
+    /// stream took, having made `progress`.
     fn pass_taken(
         &self,
         job: &Job,
-        (range, samples): (std::ops::Range<usize>, usize),
+        range: std::ops::Range<usize>,
         transcript: &Transcript,
         engine: Duration,
         progress: stream::Progress,
@@ -295,7 +295,7 @@ impl WorkerThread {
         tracing::info!(
             id = job.id,
             from_s = range.start as f32 / SAMPLE_RATE as f32,
-            seconds = samples as f32 / SAMPLE_RATE as f32,
+            seconds = range.len() as f32 / SAMPLE_RATE as f32,
             heard = ?crate::logging::dictated(&transcript.text),
             committed_chars = progress.committed.chars().count(),
             tentative_chars = progress.tentative.chars().count(),
