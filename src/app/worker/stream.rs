@@ -5,7 +5,8 @@
 //!
 //! A pass transcribes the recording from [`Stream::committed_to`] on (at most one 30 s window,
 //! [`MAX_PASS`]), with the committed text's end as Whisper's previous text
-//! ([`Stream::prompt`]) so casing, punctuation and the language carry over. After a commit by
+//! ([`Stream::prompt`]) so casing, punctuation and the language carry over (the first stretch
+//! is committed only by a pass that can tell the language, [`language`]). After a commit by
 //! words (mid-speech, no pause) it starts instead about 2 s before the cut, at a committed
 //! word, without the committed text as previous text, and the committed words it hears again
 //! are dropped from its text; a pass that left speech out after the cut commits nothing and
@@ -21,6 +22,7 @@
 //! them in one decoder call instead of choosing each token again.
 
 mod context;
+mod language;
 mod settle;
 
 use super::commit::words::{self, WordCommit, WordPass};
@@ -32,6 +34,7 @@ use crate::audio::level::{GateConfig, Level};
 use crate::audio::pause;
 use crate::whisper::{Segment, Transcript};
 use context::{unheard_speech, Context};
+use language::tells_the_language;
 
 const SAMPLE_RATE: usize = commit::SAMPLE_RATE;
 /// A pass covers at most one Whisper window.
@@ -118,6 +121,8 @@ struct Tentative {
     /// Its text as Whisper wrote it, and in which language.
     raw: String,
     language: String,
+    /// Its pass could tell the dictation's language ([`tells_the_language`]).
+    tells_the_language: bool,
     /// Its audio ended in a pause.
     ends_in_pause: bool,
 }
@@ -345,7 +350,8 @@ impl Stream {
             .contains(&Rule::Words)
             .then(|| WordPass::of(range.start, audio.len(), &transcript))
             .flatten();
-        let split = if left_out {
+        // The first stretch is committed only by a pass that can tell its language.
+        let split = if left_out || !self.language_told_by(&transcript) {
             None
         } else {
             self.split(&pass, word_pass.as_ref(), &transcript, audio)
@@ -397,6 +403,7 @@ impl Stream {
             result,
             raw: rest.text.clone(),
             language: transcript.language.clone(),
+            tells_the_language: tells_the_language(&transcript),
             ends_in_pause,
         });
         Progress {
@@ -495,6 +502,7 @@ impl Stream {
         let tentative = self.tentative.as_ref()?;
         let text = tentative.result.as_ref().ok()?;
         let held = tentative.start == self.committed_to
+            && (self.language.is_some() || tentative.tells_the_language)
             && tentative.ends_in_pause
             && commit::pause_held(recording, tentative.end, tentative.peak);
         if !held {
@@ -565,6 +573,12 @@ impl Stream {
             .filter(|t| t.start == self.committed_to)
             .and_then(|t| t.result.as_ref().ok().cloned())
             .unwrap_or_default()
+    }
+
+    /// Whether the dictation's language is known, or `transcript` (a pass's) tells it: what
+    /// a commit needs ([`language`]'s module doc).
+    fn language_told_by(&self, transcript: &Transcript) -> bool {
+        self.language.is_some() || tells_the_language(transcript)
     }
 
     /// Whether anything was committed.

@@ -24,7 +24,10 @@ impl Stream {
     /// [`Self::rest_after_settling`]'s to say; if it does not, the stream as it was is
     /// transcribed from its last commit.
     pub fn settled_by_last_pass(&self, recording: &[f32], wording: &Wording) -> Option<Stream> {
-        let last = self.last_pass.as_ref()?;
+        let last = self
+            .last_pass
+            .as_ref()
+            .filter(|last| self.language_told_by(&last.transcript))?;
         let (start, len) = (last.words.start, last.words.len);
         let audio = recording.get(start..start + len)?;
         let WordCommit::Words { words, cut } =

@@ -376,3 +376,60 @@ fn only_passes_whose_words_can_be_compared_ask_for_word_times() {
     let by_pauses = Stream::with_rules(1, &[Rule::Pause]);
     assert!(!by_pauses.pass_needs_word_times(&(0..still_speaking.len()), &still_speaking, 0.3));
 }
+
+/// A first stretch too short to tell the dictation's language (1 s, detected at 0.71) is not
+/// committed when its pause holds, and the next pass, which hears it again with the speech
+/// after it, commits both and sets the language; with the language given (no probability)
+/// the short stretch commits at once.
+#[test]
+fn a_first_stretch_too_short_to_tell_the_language_waits_for_the_next_pass() {
+    let tone = |seconds: f32| -> Vec<f32> {
+        (0..(seconds * SAMPLE_RATE as f32) as usize)
+            .map(|i| {
+                0.3 * (i as f32 / SAMPLE_RATE as f32 * 2.0 * std::f32::consts::PI * 200.0).sin()
+            })
+            .collect()
+    };
+    let quiet = |seconds: f32| vec![0.0005f32; (seconds * SAMPLE_RATE as f32) as usize];
+    let audio = [tone(1.0), quiet(1.0), tone(4.0), quiet(1.5)].concat();
+    let at = |seconds: f32| (seconds * SAMPLE_RATE as f32) as usize;
+    let wording = Wording::default();
+    let short = |probability: Option<f32>| Transcript {
+        language: "pl".into(),
+        language_probability: probability,
+        ..transcript_of(&[(" Jut,", 0.0, 0.5), (" o.", 0.5, 0.95)], 4)
+    };
+
+    let mut stream = Stream::with_rules(1, &[Rule::Pause]);
+    let first = at(1.4);
+    stream.take_pass(
+        (0..first, &audio[..first], 0.3),
+        &short(Some(0.71)),
+        &wording,
+    );
+    assert_eq!(stream.commit_held_pause(&audio[..at(2.0)]), None);
+    assert_eq!((stream.committed_to, stream.language.as_deref()), (0, None));
+
+    let second = at(6.4);
+    let both = Transcript {
+        language: "pl".into(),
+        language_probability: Some(0.99),
+        ..transcript_of(
+            &[
+                (" Jutro.", 0.0, 0.95),
+                (" O", 2.0, 2.4),
+                (" dziesiątej.", 2.4, 5.9),
+            ],
+            4,
+        )
+    };
+    stream.take_pass((0..second, &audio[..second], 0.3), &both, &wording);
+    assert!(stream.commit_held_pause(&audio[..at(7.0)]).is_some());
+    assert_eq!(stream.committed_text(), "Jutro. O dziesiątej.");
+    assert_eq!(stream.language.as_deref(), Some("pl"));
+
+    let mut given = Stream::with_rules(2, &[Rule::Pause]);
+    given.take_pass((0..first, &audio[..first], 0.3), &short(None), &wording);
+    assert!(given.commit_held_pause(&audio[..at(2.0)]).is_some());
+    assert_eq!(given.committed_text(), "Jut, o.");
+}
