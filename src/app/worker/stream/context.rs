@@ -123,9 +123,15 @@ impl Context {
     /// (the first [`AGREEING_FIRSTS`] of them). A commit made at key-up has no later pass to
     /// agree with: this is that agreement, at the one place a word can be lost or said twice.
     pub fn follows_the_cut(&self, rest: &Transcript) -> bool {
-        let expected = self.firsts.first().map_or(&[][..], Vec::as_slice);
+        let expected = self.expected_after_cut();
         let n = expected.len().min(AGREEING_FIRSTS);
         first_words(rest, n) == expected[..n]
+    }
+
+    /// The committing pass's first words after the cut, normalised (what
+    /// [`Self::follows_the_cut`] compares with).
+    pub fn expected_after_cut(&self) -> &[String] {
+        self.firsts.first().map_or(&[][..], Vec::as_slice)
     }
 
     /// `transcript` (of a pass whose audio reaches the cut `cut` seconds in) without the
@@ -194,7 +200,7 @@ impl Context {
 }
 
 /// `transcript`'s first `n` words with letters or digits, normalised.
-fn first_words(transcript: &Transcript, n: usize) -> Vec<String> {
+pub fn first_words(transcript: &Transcript, n: usize) -> Vec<String> {
     transcript
         .segments
         .iter()

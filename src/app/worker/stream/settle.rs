@@ -8,7 +8,7 @@
 //! commit (10–15 s, 1.5–2.2 s of a 2-core CPU) and key-up waited for it. When they disagree,
 //! the worker transcribes from the last commit instead.
 
-use super::context::unheard_speech;
+use super::context::{first_words, unheard_speech, AGREEING_FIRSTS};
 use super::{split_at_word, Progress, Split, Stream, SAMPLE_RATE};
 use crate::app::wording::Wording;
 use crate::app::worker::commit::words::{self, WordCommit};
@@ -75,6 +75,19 @@ impl Stream {
             agrees,
             "the pass after a commit by the last pass's words alone"
         );
+        if !agrees {
+            // Why, for the next look at these cuts (the words only where the log may keep them).
+            let expected = self.context.expected_after_cut().join(" ");
+            let heard = first_words(&rest, AGREEING_FIRSTS + 2).join(" ");
+            tracing::info!(
+                id = self.id,
+                unheard_at_s = unheard.map(|(at, _)| at),
+                unheard_speech_s = unheard.map(|(_, speech)| speech),
+                expected = ?crate::logging::dictated(&expected),
+                heard = ?crate::logging::dictated(&heard),
+                "it disagreed with the last pass after the cut"
+            );
+        }
         agrees.then_some(rest)
     }
 
