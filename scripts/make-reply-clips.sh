@@ -7,6 +7,8 @@
 # with no speech in them (noise, a hum, clicks, a breath, silence) on which Whisper invents
 # text ("Thank you.", "you", "I'm sorry."). tests/app_pipeline_replies.rs dictates them all
 # through the app's transcription path.
+# And six Polish replies in espeak-ng's Polish voice, alike, in tests/fixtures/replies_pl/
+# (Whisper's detection among pl,en takes most of them for English: "Nie." typed as "Yeah.").
 #   apt-get install flite espeak-ng festival festvox-us-slt-hts sox
 # sox runs with -R (fixed noise seeds) and -D (no dither); the TTS engines are deterministic.
 #
@@ -72,3 +74,21 @@ printf '%s\n}\n' "${json%,}" > "$OUT/texts.json"
   "$TMP/click_gap.wav" "$OUT/noise_clicks.wav" pad 0.2 0
 "${SOX[@]}" -n "${PCM[@]}" "$OUT/silence_2s.wav" trim 0 2
 echo "wrote $(ls "$OUT"/*.wav | wc -l) clips to $OUT"
+
+# --- Polish replies ----------------------------------------------------------------------
+OUT_PL="$ROOT/tests/fixtures/replies_pl"
+REPLIES_PL=("Tak." "Nie." "Nie wiem." "Dobrze." "Dziękuję." "Jasne.")
+mkdir -p "$OUT_PL"
+rm -f "$OUT_PL"/*.wav
+json="{"
+for text in "${REPLIES_PL[@]}"; do
+  name="$(slug "$(printf '%s' "$text" | iconv -f utf-8 -t ascii//TRANSLIT)")_espeak.wav"
+  espeak-ng -v pl -w "$TMP/raw.wav" "$text"
+  [ -s "$TMP/raw.wav" ] || die "TTS produced no audio for \"$text\""
+  "${SOX[@]}" "$TMP/raw.wav" "${PCM[@]}" "$TMP/norm.wav" norm -3
+  "${SOX[@]}" "$TMP/norm.wav" "$OUT_PL/$name" pad $PAD $PAD
+  json+="
+  \"$name\": \"$text\","
+done
+printf '%s\n}\n' "${json%,}" > "$OUT_PL/texts.json"
+echo "wrote $(ls "$OUT_PL"/*.wav | wc -l) clips to $OUT_PL"

@@ -130,9 +130,8 @@ impl App {
     }
 
     /// A held dictation of `recording`: its audio up to the speaker's pause early (when there
-    /// is one), then the whole. Returns the outcome, whether the early text was used, and the
-    /// head's length in seconds.
-    fn dictate(&self, id: u64, recording: Vec<f32>) -> (Outcome, bool, Option<f32>) {
+    /// is one), then the whole.
+    fn dictate(&self, id: u64, recording: Vec<f32>) -> Dictated {
         let head = pause_point(&recording);
         if let Some(n) = head {
             self.worker.send(WorkerCommand::TranscribeEarly(
@@ -154,14 +153,31 @@ impl App {
                 id: done,
                 outcome,
                 early,
+                heard,
                 ..
             } = self.events.recv_timeout(WAIT).expect("the worker answers")
             {
                 assert_eq!(done, id);
-                return (outcome, early, head.map(|n| n as f32 / RATE as f32));
+                return Dictated {
+                    outcome,
+                    early,
+                    head: head.map(|n| n as f32 / RATE as f32),
+                    language: heard.language,
+                };
             }
         }
     }
+}
+
+/// What a dictation gave.
+struct Dictated {
+    outcome: Outcome,
+    /// Whether the early text (of the audio up to the pause) was used.
+    early: bool,
+    /// Where the pause was, in seconds.
+    head: Option<f32>,
+    /// The language Whisper heard it in.
+    language: Option<String>,
 }
 
 /// Whisper's spellings of the same reply.
@@ -186,7 +202,12 @@ fn every_short_reply_is_delivered_and_noise_gives_nothing() {
     for (id, (name, said)) in replies.iter().enumerate() {
         let audio = read(name);
         let level = Level::measure(&audio, RATE, &GateConfig::default());
-        let (outcome, early, head) = app.dictate(id as u64, audio);
+        let Dictated {
+            outcome,
+            early,
+            head,
+            ..
+        } = app.dictate(id as u64, audio);
         println!(
             "{name:28} sound {:.2} s  pause at {:>5}  early {early:5}  {outcome:?}",
             level.active_seconds,
@@ -217,7 +238,7 @@ fn every_short_reply_is_delivered_and_noise_gives_nothing() {
     for (i, name) in NO_SPEECH.iter().enumerate() {
         let audio = read(name);
         let level = Level::measure(&audio, RATE, &GateConfig::default());
-        let (outcome, _, _) = app.dictate(1000 + i as u64, audio);
+        let outcome = app.dictate(1000 + i as u64, audio).outcome;
         let said = match &outcome {
             Outcome::Empty(empty) => verdict::spoke(empty, &level),
             other => panic!("{name}: no speech gave {other:?}"),
@@ -229,6 +250,63 @@ fn every_short_reply_is_delivered_and_noise_gives_nothing() {
         );
     }
     println!("no speech: {dropped}/{} gave no text", NO_SPEECH.len());
+}
+
+/// Polish replies (`tests/fixtures/replies_pl`: "Tak.", "Nie.", "Nie wiem.", … in espeak-ng's
+/// Polish voice) dictated after a Polish sentence, with the app's default `auto:pl,en`: each
+/// is heard as Polish, the person's recent language, and none is typed as English. Detection
+/// on them alone is unsure and took all six for English ("Nie." typed as "Yeah.", "Tak." as
+/// "Talk.", "Dobrze." as "dumbass"); the first dictation of a run has no recent language and
+/// is detected as before. `base` writes espeak's single Polish words poorly either way ("Nie."
+/// as "Ja..."); only "Tak." is asserted word for word.
+#[test]
+fn polish_replies_after_a_polish_sentence_are_heard_as_polish() {
+    let app = App::start();
+    let sentence = read_wav_16k(&common::fixtures().join("clips").join("pl_espeak.wav")).unwrap();
+    let first = app.dictate(2000, sentence);
+    assert!(
+        matches!(first.outcome, Outcome::Text(_)),
+        "{:?}",
+        first.outcome
+    );
+    assert_eq!(first.language.as_deref(), Some("pl"));
+    let dir = common::fixtures().join("replies_pl");
+    let json = std::fs::read_to_string(dir.join("texts.json")).expect("texts.json");
+    let texts: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&json).expect("JSON");
+    let mut typed = 0;
+    let mut wrong = Vec::new();
+    for (i, (name, said)) in texts.iter().enumerate() {
+        let audio = read_wav_16k(&dir.join(name)).unwrap();
+        let reply = app.dictate(2001 + i as u64, audio);
+        println!(
+            "{name:24} {:?}: {:?} heard as {:?}",
+            said.as_str().unwrap_or_default(),
+            reply.outcome,
+            reply.language
+        );
+        typed += usize::from(matches!(reply.outcome, Outcome::Text(_)));
+        if name == "tak_espeak.wav" {
+            // The one `base` writes right in Polish (alone: "Talk.").
+            assert!(
+                matches!(&reply.outcome, Outcome::Text(text) if text == "Tak."),
+                "{:?}",
+                reply.outcome
+            );
+        }
+        if reply.language.as_deref() != Some("pl") {
+            wrong.push(format!(
+                "{name}: {:?} in {:?}",
+                reply.outcome, reply.language
+            ));
+        }
+    }
+    println!(
+        "Polish replies: {typed}/{} typed, {} heard as Polish",
+        texts.len(),
+        texts.len() - wrong.len()
+    );
+    assert!(wrong.is_empty(), "heard as another language: {wrong:#?}");
 }
 
 /// Whisper's own text on the recordings without speech, the gate bypassed, decided by the

@@ -6,7 +6,7 @@
 mod common;
 
 use whisper_dictation::audio::wav::read_wav_16k;
-use whisper_dictation::whisper::{TranscribeParams, Transcript};
+use whisper_dictation::whisper::{language, TranscribeParams, Transcript};
 
 fn clip(name: &str) -> Vec<f32> {
     read_wav_16k(&common::fixtures().join("clips").join(name)).unwrap()
@@ -79,4 +79,50 @@ fn unintelligible_audio_gives_nothing_instead_of_gibberish() {
     // Each attempt was held to the token budget: 4.7 s × 8/s + 12.
     let budget = (reversed.len() as f32 / 16_000.0 * 8.0).ceil() as usize + 12;
     assert!(budget < 224);
+}
+
+/// A Polish reply alone ("Tak.", espeak-ng's Polish voice, 1.4 s with its quiet) is too short
+/// for detection among `pl,en` to be sure (it says English, "Talk."): the person's recent
+/// language, given as `language_when_unsure`, is taken instead. A sure detection (a whole
+/// sentence) is not overridden, and a recent language detection did not weigh is not taken.
+#[test]
+fn an_unsure_detection_on_a_short_clip_takes_the_recent_language() {
+    let reply =
+        read_wav_16k(&common::fixtures().join("replies_pl").join("tak_espeak.wav")).unwrap();
+    let detecting = |audio: &[f32], recent: Option<&str>| {
+        let mut params = TranscribeParams {
+            detect_among: vec!["pl".into(), "en".into()],
+            language_when_unsure: recent.map(str::to_string),
+            ..TranscribeParams::default()
+        }
+        .for_dictation(audio.len() as f32 / 16_000.0);
+        params.fallback_time_budget = None;
+        let t = run(audio, &params);
+        println!(
+            "{recent:?}: {} at {:?}, {:?}",
+            t.language, t.language_probability, t.text
+        );
+        t
+    };
+    let alone = detecting(&reply, None);
+    let seconds = reply.len() as f32 / 16_000.0;
+    assert!(!language::is_sure(
+        alone.language_probability.unwrap(),
+        seconds
+    ));
+    let recent_polish = detecting(&reply, Some("pl"));
+    assert_eq!(
+        (recent_polish.language.as_str(), recent_polish.text.trim()),
+        ("pl", "Tak.")
+    );
+    assert_eq!(detecting(&reply, Some("en")).language, "en");
+    // Not among those weighed: detection's own first.
+    assert_eq!(detecting(&reply, Some("de")).language, alone.language);
+
+    let sentence = clip("en_kal.wav");
+    let sure = detecting(&sentence, Some("pl"));
+    assert_eq!(
+        (sure.language.as_str(), sure.text.is_empty()),
+        ("en", false)
+    );
 }

@@ -61,7 +61,7 @@ pub mod stream;
 mod streaming;
 
 use commit::Rule;
-use stream::Stream;
+use stream::{tells_the_language, Stream};
 
 /// Whether a stretch of speech without a pause can be committed while it is spoken, so that
 /// the recorder's strides (the audio so far every few seconds of speech) are worth sending.
@@ -228,20 +228,7 @@ impl Worker {
         let stop = Arc::new(AtomicBool::new(false));
         let stopping = Arc::clone(&stop);
         CommandThread::spawn("transcriber", move |rx| {
-            WorkerThread {
-                transcriber: None,
-                load_error: None,
-                stream: None,
-                recordings,
-                attempted: HashSet::new(),
-                awaiting_delivery: HashSet::new(),
-                emit: Box::new(emit),
-                stop: stopping,
-                last_request: None,
-                in_progress: None,
-                crashed: HashSet::new(),
-            }
-            .run(rx)
+            WorkerThread::new(recordings, Box::new(emit), stopping).run(rx)
         })
         .map(|thread| Worker { thread, stop })
     }
@@ -280,9 +267,36 @@ struct WorkerThread {
     /// Recordings whose early transcription panicked: their whole transcription ends as
     /// [`Outcome::Crashed`] without being tried again.
     crashed: HashSet<u64>,
+    /// The language of the last transcription that told it surely (a dictation's, a pass's):
+    /// taken when a short one's detection is unsure
+    /// ([`crate::whisper::TranscribeParams::language_when_unsure`]). Not kept across starts.
+    recent_language: Option<String>,
 }
 
 impl WorkerThread {
+    /// A worker with no model yet, keeping recordings in `recordings`, telling `emit` what
+    /// happens, stopped by `stop`.
+    fn new(
+        recordings: RecordingStore,
+        emit: Box<dyn Fn(WorkerEvent) + Send>,
+        stop: Arc<AtomicBool>,
+    ) -> WorkerThread {
+        WorkerThread {
+            transcriber: None,
+            load_error: None,
+            stream: None,
+            recordings,
+            attempted: HashSet::new(),
+            awaiting_delivery: HashSet::new(),
+            emit,
+            stop,
+            last_request: None,
+            in_progress: None,
+            crashed: HashSet::new(),
+            recent_language: None,
+        }
+    }
+
     fn run(mut self, commands: Receiver<WorkerCommand>) {
         let mut queue = VecDeque::new();
         loop {
@@ -562,6 +576,7 @@ impl WorkerThread {
             "transcribing"
         );
         let mut params = params.clone().for_dictation(seconds);
+        params.language_when_unsure = self.recent_language.clone();
         if params.beam_size.is_none() {
             params.beam_size = default_beam_size(transcriber.device());
         }
@@ -589,6 +604,9 @@ impl WorkerThread {
                 draft = params.draft.len(),
                 "transcribed"
             );
+            if transcript.language_probability.is_some() && tells_the_language(transcript) {
+                self.recent_language = Some(transcript.language.clone());
+            }
         }
         match result {
             Ok(transcript) => Some((Ok(transcript), engine)),

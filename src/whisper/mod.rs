@@ -10,6 +10,7 @@ mod draft;
 pub mod engine;
 pub mod gemm;
 pub mod hf;
+pub mod language;
 mod layers;
 pub mod loader;
 pub mod mel;

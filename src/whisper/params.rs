@@ -35,6 +35,10 @@ pub struct TranscribeParams {
     /// When detecting, choose only among these languages (e.g. `["pl", "en"]`); empty = all.
     /// Short Polish clips are otherwise often detected as English.
     pub detect_among: Vec<String>,
+    /// When detecting: the language taken when detection is unsure
+    /// ([`crate::whisper::language::is_sure`]) and this language was among those it weighed
+    /// (the app gives the person's recent language). `None`: detection's first, however unsure.
+    pub language_when_unsure: Option<String>,
     /// Transcribe, or translate into English.
     pub task: Task,
     /// Temperatures tried in order while a window's result fails the thresholds below
@@ -165,6 +169,7 @@ impl Default for TranscribeParams {
         Self {
             language: None,
             detect_among: Vec::new(),
+            language_when_unsure: None,
             task: Task::Transcribe,
             temperatures: vec![0.0, 0.2, 0.4, 0.6, 0.8, 1.0],
             beam_size: None,

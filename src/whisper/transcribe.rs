@@ -4,6 +4,7 @@
 //! the no-speech probability; the previous window's text as the next window's prompt.
 
 use super::decode::{decode_window, detect_language, WindowOptions, WindowResult};
+use super::language;
 use super::loader::GenerationConfig;
 use super::mel::{log_mel_spectrogram, LogMel, HOP_LENGTH, N_FRAMES, SAMPLE_RATE};
 use super::model::{AudioFeatures, AudioKeys, ModelError, Whisper};
@@ -232,13 +233,7 @@ pub fn transcribe(
                 }
                 None => Vec::new(),
             };
-            match detected.first() {
-                Some(&(id, p)) => {
-                    let code = tokenizer.specials().language_code(id).unwrap_or("en");
-                    (Some(code.to_string()), Some(p))
-                }
-                None => (Some("en".to_string()), None),
-            }
+            language::choose(&detected, tokenizer, params, content_frames)
         }
     };
     let language_token = match &language {

@@ -158,7 +158,6 @@ impl WorkerThread {
 mod tests {
     use super::super::{Job, TranscribeParams, Wording};
     use super::*;
-    use std::collections::HashSet;
     use std::sync::atomic::AtomicBool;
     use std::sync::mpsc::{channel, Receiver};
     use std::sync::{Arc, Mutex};
@@ -166,21 +165,10 @@ mod tests {
     fn thread(store: RecordingStore) -> (WorkerThread, Receiver<WorkerEvent>) {
         let (tx, rx) = channel();
         let tx = Mutex::new(tx);
-        let worker = WorkerThread {
-            transcriber: None,
-            load_error: None,
-            stream: None,
-            recordings: store,
-            attempted: HashSet::new(),
-            awaiting_delivery: HashSet::new(),
-            emit: Box::new(move |event| {
-                let _ = tx.lock().unwrap().send(event);
-            }),
-            stop: Arc::new(AtomicBool::new(false)),
-            last_request: None,
-            in_progress: None,
-            crashed: HashSet::new(),
-        };
+        let emit = Box::new(move |event| {
+            let _ = tx.lock().unwrap().send(event);
+        });
+        let worker = WorkerThread::new(store, emit, Arc::new(AtomicBool::new(false)));
         (worker, rx)
     }
 

@@ -34,7 +34,7 @@ use crate::audio::level::{GateConfig, Level};
 use crate::audio::pause;
 use crate::whisper::{Segment, Transcript};
 use context::{unheard_speech, Context};
-use language::tells_the_language;
+pub use language::tells_the_language;
 
 const SAMPLE_RATE: usize = commit::SAMPLE_RATE;
 /// A pass covers at most one Whisper window.

@@ -1,34 +1,22 @@
 //! When a pass tells the dictation's language ([`tells_the_language`]). A dictation keeps the
 //! language of its first committed stretch (a Polish dictation never turns English half-way),
 //! so that stretch must be long enough to tell it: until a pass does, nothing is committed and
-//! the next pass hears the first stretch again with the speech after it.
+//! the next pass hears the first stretch again with the speech after it. Sure is
+//! [`crate::whisper::language::is_sure`] (where the measurements are) over the speech the
+//! pass heard.
 //!
-//! Why: Whisper's language detection (among the app's default `pl,en`) on a short first
-//! stretch is a guess. On the project's Polish clip (`base`, the app's decoding, the first
-//! word and 0.3 s of quiet): 0.8 s was detected as English at 0.92 ("YOTA"), 1.0 s as Polish
-//! at 0.71 with "Jut, o, o, o, o, o, o, o, o, o"; committed at the pause after it, that text
-//! stayed and, as the next passes' previous text, spoiled them (the clip twice, streamed:
-//! WER 114 % against the whole recording's 55 %). Over the project's eight clips cut after
-//! 0.6–3.0 s (about 200 cuts, with and without quiet after them), the wrong detections came on
-//! 0.6–0.9 s (English, at 0.64–0.97) and once on 1.6 s (Polish, at 0.52); every detection at
-//! 0.9 or more on a second or more of speech was right, and right ones on 1–1.8 s came as low
-//! as 0.62. A pass that heard [`LANGUAGE_HEARD_ENOUGH`] tells it whatever its probability, so a
-//! speaker Whisper is never sure of still gets commits.
+//! Why: on the project's Polish clip opening with one short word and a pause (`base`, the
+//! app's `auto:pl,en`), the pass at that pause heard the first second as Polish at 0.71,
+//! "Jut, o, o, o, o, o, o, o, o, o"; committed, that text stayed and, as the next passes'
+//! previous text, spoiled them (the clip twice, streamed: WER 114 % against the whole
+//! recording's 55 %).
 
+use crate::whisper::language::is_sure;
 use crate::whisper::Transcript;
 
-/// How sure Whisper's detection must be for a pass to tell the language.
-pub const LANGUAGE_SURE: f32 = 0.9;
-/// How much speech (seconds, from its first segment's start to its last's end) a pass must
-/// have heard to tell the language.
-pub const LANGUAGE_HEARD: f32 = 1.5;
-/// A pass that heard this much speech tells the language however sure it was: a bound on how
-/// long commits wait (the whole recording's transcription would detect from no more).
-pub const LANGUAGE_HEARD_ENOUGH: f32 = 5.0;
-
 /// Whether `transcript` (a pass's) tells the dictation's language: it was given (a language
-/// setting, an English-only model: no probability), or detected at [`LANGUAGE_SURE`] over
-/// [`LANGUAGE_HEARD`] of speech, or over [`LANGUAGE_HEARD_ENOUGH`].
+/// setting, an English-only model: no probability), or detected surely over the speech heard
+/// (from its first segment's start to its last's end).
 pub fn tells_the_language(transcript: &Transcript) -> bool {
     let Some(probability) = transcript.language_probability else {
         return true;
@@ -37,7 +25,7 @@ pub fn tells_the_language(transcript: &Transcript) -> bool {
         (Some(first), Some(last)) => (last.end - first.start).max(0.0),
         _ => 0.0,
     };
-    heard >= LANGUAGE_HEARD_ENOUGH || (heard >= LANGUAGE_HEARD && probability >= LANGUAGE_SURE)
+    is_sure(probability, heard)
 }
 
 #[cfg(test)]
