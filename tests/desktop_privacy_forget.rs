@@ -87,7 +87,8 @@ fn dictate(desktop: &Desktop, app: &mut AppProcess) -> String {
 #[test]
 fn forget_everything_leaves_only_the_settings_and_recordings_can_be_left_unkept() {
     let (desktop, out, state) = fresh_desktop("desktop-privacy-forget");
-    write_settings(&state, "copy", "en");
+    // Detected (the default): the language the person speaks is kept, and forgotten.
+    write_settings(&state, "copy", "auto:pl,en");
     // A recording a previous run held for Retry (its transcription failed).
     let recordings_dir = state.join("recordings");
     fs::create_dir_all(&recordings_dir).unwrap();
@@ -108,6 +109,13 @@ fn forget_everything_leaves_only_the_settings_and_recordings_can_be_left_unkept(
         "{copied:?}"
     );
     assert_eq!(recordings(&state).len(), 3, "{:?}", recordings(&state));
+    assert_eq!(
+        fs::read_to_string(state.join("recent-language"))
+            .ok()
+            .as_deref(),
+        Some("en"),
+        "the language of a sure detection is kept for short dictations"
+    );
     desktop
         .set_clipboard(SENTINEL)
         .unwrap_or_else(|e| panic!("{e}"));
@@ -152,6 +160,11 @@ fn forget_everything_leaves_only_the_settings_and_recordings_can_be_left_unkept(
         settings_before,
         "settings are kept, byte for byte"
     );
+    // The worker forgets the recent language in its turn (it is idle now: at once).
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while state.join("recent-language").exists() && std::time::Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(20));
+    }
     let left = files_under(&state);
     println!("left in the state folder: {left:?}");
     for file in &left {

@@ -10,11 +10,13 @@
 //!   what will go), deletes every recording (finished, held for Retry, journals of earlier runs
 //!   waiting to be recovered) through [`crate::recordings::RecordingStore::forget`], empties
 //!   Recent transcripts and the history ([`super::history_thread`]), the recovered texts and the last delivered text the output thread
-//!   keeps for joining, and leaves Retry with nothing to take. Settings are kept. A dictation
+//!   keeps for joining, and the language of the person's recent dictations (the worker's
+//!   `recent-language`), and leaves Retry with nothing to take. Settings are kept. A dictation
 //!   being recorded or transcribed at that moment is not touched: it ends as usual.
 
 use super::output::OutputCommand;
 use super::retry::RetryChoice;
+use super::worker::WorkerCommand;
 use super::App;
 use crate::i18n::UiLang;
 use crate::recordings::RecordingStore;
@@ -211,6 +213,7 @@ impl App {
             tray.set_recent(&[]);
         }
         self.output.send(OutputCommand::Forget);
+        self.worker.send(WorkerCommand::ForgetRecentLanguage);
         self.retry = RetryChoice::default();
         tracing::info!(
             deleted = forgotten.deleted,

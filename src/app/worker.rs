@@ -57,10 +57,12 @@ use std::time::{Duration, Instant};
 
 pub mod commit;
 mod interrupt;
+mod recent_language;
 pub mod stream;
 mod streaming;
 
 use commit::Rule;
+use recent_language::RecentLanguage;
 use stream::{tells_the_language, Stream};
 
 /// Whether a stretch of speech without a pause can be committed while it is spoken, so that
@@ -130,6 +132,8 @@ pub enum WorkerCommand {
         id: u64,
         samples: Vec<f32>,
     },
+    /// "Forget everything": the recent language goes too (memory and file).
+    ForgetRecentLanguage,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -268,9 +272,8 @@ struct WorkerThread {
     /// [`Outcome::Crashed`] without being tried again.
     crashed: HashSet<u64>,
     /// The language of the last transcription that told it surely (a dictation's, a pass's):
-    /// taken when a short one's detection is unsure
-    /// ([`crate::whisper::TranscribeParams::language_when_unsure`]). Not kept across starts.
-    recent_language: Option<String>,
+    /// taken when a short one's detection is unsure.
+    recent_language: RecentLanguage,
 }
 
 impl WorkerThread {
@@ -293,7 +296,7 @@ impl WorkerThread {
             last_request: None,
             in_progress: None,
             crashed: HashSet::new(),
-            recent_language: None,
+            recent_language: RecentLanguage::default(),
         }
     }
 
@@ -355,11 +358,13 @@ impl WorkerThread {
             WorkerCommand::PauseHeld { id, samples } => self.commit_pause_that_held(id, &samples),
             WorkerCommand::TranscribeEarly(job) => self.serve_pass(job, false, queue, commands),
             WorkerCommand::TranscribeStride(job) => self.serve_pass(job, true, queue, commands),
+            WorkerCommand::ForgetRecentLanguage => self.recent_language.forget(),
         }
     }
 
     fn load(&mut self, request: ModelRequest) {
         self.last_request = Some(request.clone());
+        self.recent_language = RecentLanguage::kept_in(&request.state_dir);
         (self.emit)(WorkerEvent::Loading {
             model: request.name.clone(),
         });
@@ -576,7 +581,7 @@ impl WorkerThread {
             "transcribing"
         );
         let mut params = params.clone().for_dictation(seconds);
-        params.language_when_unsure = self.recent_language.clone();
+        params.language_when_unsure = self.recent_language.get();
         if params.beam_size.is_none() {
             params.beam_size = default_beam_size(transcriber.device());
         }
@@ -605,7 +610,7 @@ impl WorkerThread {
                 "transcribed"
             );
             if transcript.language_probability.is_some() && tells_the_language(transcript) {
-                self.recent_language = Some(transcript.language.clone());
+                self.recent_language.heard(&transcript.language);
             }
         }
         match result {

@@ -25,6 +25,8 @@ pub(super) enum Serving {
     Early {
         id: u64,
     },
+    /// Keeping the worker's own state (no dictation, no model call).
+    Keeping,
 }
 
 impl Serving {
@@ -46,6 +48,7 @@ impl Serving {
             WorkerCommand::SpeechAfterPause { id, .. } | WorkerCommand::PauseHeld { id, .. } => {
                 Serving::Early { id: *id }
             }
+            WorkerCommand::ForgetRecentLanguage => Serving::Keeping,
         }
     }
 }
@@ -93,6 +96,8 @@ impl WorkerThread {
                 // its journal now).
                 self.crashed.insert(id);
             }
+            // The model was not in use: it stays.
+            Serving::Keeping => return,
         }
         self.reload();
     }

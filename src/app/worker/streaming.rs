@@ -542,7 +542,8 @@ fn superseded(head: &Head, queue: &VecDeque<WorkerCommand>) -> bool {
         WorkerCommand::Transcribe(_)
         | WorkerCommand::Load(_)
         | WorkerCommand::SpeechAfterPause { .. }
-        | WorkerCommand::PauseHeld { .. } => false,
+        | WorkerCommand::PauseHeld { .. }
+        | WorkerCommand::ForgetRecentLanguage => false,
     })
 }
 
