@@ -256,9 +256,10 @@ fn every_short_reply_is_delivered_and_noise_gives_nothing() {
 /// Polish voice) dictated after a Polish sentence, with the app's default `auto:pl,en`: each
 /// is heard as Polish, the person's recent language, and none is typed as English. Detection
 /// on them alone is unsure and took all six for English ("Nie." typed as "Yeah.", "Tak." as
-/// "Talk.", "Dobrze." as "dumbass"); the first dictation of a run has no recent language and
-/// is detected as before. `base` writes espeak's single Polish words poorly either way ("Nie."
-/// as "Ja..."); only "Tak." is asserted word for word.
+/// "Talk.", "Dobrze." as "dumbass"). With no recent language (a fresh state folder), or after
+/// dictations in different languages (`recent_language`'s module doc), a reply is detected
+/// alone, as before. `base` writes espeak's single Polish words poorly either
+/// way ("Nie." as "Ja..."); only "Tak." is asserted word for word.
 #[test]
 fn polish_replies_after_a_polish_sentence_are_heard_as_polish() {
     let app = App::start();
@@ -307,6 +308,17 @@ fn polish_replies_after_a_polish_sentence_are_heard_as_polish() {
         texts.len() - wrong.len()
     );
     assert!(wrong.is_empty(), "heard as another language: {wrong:#?}");
+
+    // An English sentence next: the recent dictations disagree, and a reply is detected alone.
+    let english = read_wav_16k(&common::fixtures().join("clips").join("en_kal.wav")).unwrap();
+    assert_eq!(app.dictate(2100, english).language.as_deref(), Some("en"));
+    let tak = read_wav_16k(&dir.join("tak_espeak.wav")).unwrap();
+    let alone = app.dictate(2101, tak);
+    println!(
+        "after an English sentence: {:?} heard as {:?}",
+        alone.outcome, alone.language
+    );
+    assert_eq!(alone.language.as_deref(), Some("en"), "{:?}", alone.outcome);
 }
 
 /// Whisper's own text on the recordings without speech, the gate bypassed, decided by the

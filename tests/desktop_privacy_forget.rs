@@ -113,7 +113,7 @@ fn forget_everything_leaves_only_the_settings_and_recordings_can_be_left_unkept(
         fs::read_to_string(state.join("recent-language"))
             .ok()
             .as_deref(),
-        Some("en"),
+        Some("en\n"),
         "the language of a sure detection is kept for short dictations"
     );
     desktop

@@ -271,9 +271,12 @@ struct WorkerThread {
     /// Recordings whose early transcription panicked: their whole transcription ends as
     /// [`Outcome::Crashed`] without being tried again.
     crashed: HashSet<u64>,
-    /// The language of the last transcription that told it surely (a dictation's, a pass's):
+    /// The languages of the recent dictations that told it surely: the one they agree on is
     /// taken when a short one's detection is unsure.
     recent_language: RecentLanguage,
+    /// The language a transcription of the dictation now being transcribed (a pass, the
+    /// whole) told surely: one of the recent languages once the dictation is done.
+    sure_language: Option<String>,
 }
 
 impl WorkerThread {
@@ -297,6 +300,7 @@ impl WorkerThread {
             in_progress: None,
             crashed: HashSet::new(),
             recent_language: RecentLanguage::default(),
+            sure_language: None,
         }
     }
 
@@ -498,6 +502,9 @@ impl WorkerThread {
                 self.awaiting_delivery.insert(path.clone());
             }
         }
+        if let Some(language) = self.sure_language.take() {
+            self.recent_language.heard(&language);
+        }
         (self.emit)(WorkerEvent::Done {
             id: job.id,
             outcome,
@@ -610,7 +617,7 @@ impl WorkerThread {
                 "transcribed"
             );
             if transcript.language_probability.is_some() && tells_the_language(transcript) {
-                self.recent_language.heard(&transcript.language);
+                self.sure_language = Some(transcript.language.clone());
             }
         }
         match result {
