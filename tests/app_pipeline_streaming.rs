@@ -287,6 +287,15 @@ fn after_the_pause(audio: &[f32], end: usize) -> Option<AfterPauseAt> {
     })
 }
 
+/// The worker's log on stderr, as `RUST_LOG` says (`whisper_dictation::app::worker=info`
+/// shows its passes and commits).
+fn log_to_stderr() {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
 fn clips() -> PathBuf {
     common::fixtures().join("clips")
 }
@@ -515,11 +524,7 @@ fn a_clip_streamed_by_a_busy_worker_keeps_its_words_at_every_offset() {
 
 #[test]
 fn a_long_dictation_is_committed_as_it_is_spoken_with_the_words_of_the_whole() {
-    // `RUST_LOG=whisper_dictation::app::worker=info` shows the worker's passes and commits.
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-        .with_writer(std::io::stderr)
-        .try_init();
+    log_to_stderr();
     let harness = Harness::new();
     let reference = long_reference();
     let clip = clips().join("en_long_50s.wav");
@@ -553,10 +558,7 @@ fn a_long_dictation_is_committed_as_it_is_spoken_with_the_words_of_the_whole() {
 /// as the next passes' previous text it spoiled them: WER 114 % against the whole's 55 %).
 #[test]
 fn a_polish_dictation_opening_with_a_short_word_keeps_the_words_of_the_whole() {
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
-        .with_writer(std::io::stderr)
-        .try_init();
+    log_to_stderr();
     let harness = Harness::speaking("auto:pl,en");
     let sentence = read_wav_16k(&clips().join("pl_espeak.wav")).unwrap();
     let texts: serde_json::Value =
