@@ -1,7 +1,7 @@
 //! Which language a transcription that detects it takes ([`choose`]): the one Whisper's
 //! detection ranks first, unless detection is unsure ([`is_sure`]) and the caller named a
-//! language for that case ([`TranscribeParams::language_when_unsure`]: the app gives the
-//! person's recent language).
+//! language for that case ([`TranscribeParams::language_when_unsure`]: the app gives the one
+//! the person's recent dictations agree on).
 //!
 //! Why: detection on a second or so of speech is a guess. On the project's clips (`base`,
 //! among `pl,en`, the app's decoding), the first 0.8 s of the Polish clip with 0.3 s of quiet

@@ -156,7 +156,8 @@ pub struct Transcript {
     pub segments: Vec<Segment>,
     /// Language code used (given or detected).
     pub language: String,
-    /// Probability of the detected language (`None` when it was given).
+    /// Detection's probability of the language used (`None` when it was given): the first's,
+    /// or that of [`TranscribeParams::language_when_unsure`] when that was taken.
     pub language_probability: Option<f32>,
     /// Audio length in seconds.
     pub duration: f32,
