@@ -282,3 +282,61 @@ fn a_pass_that_skips_the_word_the_committing_pass_wrote_after_the_cut_is_found()
     );
     assert_eq!(after.skipped_after_cut(&whole), None);
 }
+
+/// The cut after "…Let me know if" (committed by the last pass's words at a pause) on the
+/// 110 s clip without pauses, a CI run of the desktop test (2026-11-29): the next pass wrote
+/// the committed words as "Wendy had to apply. Let me know if", so they were dropped by their
+/// times, and "if", its middle within [`TIME_MARGIN`] of the cut, was kept and said twice.
+/// The committed word said again before the committing pass's first words after the cut is
+/// dropped too; a new word there, or first words that differ, are kept.
+#[test]
+fn a_committed_word_said_again_before_the_first_words_after_the_cut_is_dropped() {
+    let mut heard_again = context(
+        &["wednesday", "at", "2", "o clock", "let", "me", "know", "if"],
+        &[("know", 1.9), ("if", 2.1)],
+    );
+    heard_again.firsts = vec![normalised(&["i", "missed", "anything", "important"])];
+    let pass = |words: &[(&'static str, f32, f32)]| {
+        let mut all = vec![
+            (" Wendy", 0.0, 0.4),
+            (" had", 0.4, 0.6),
+            (" to", 0.6, 0.7),
+            (" apply.", 0.7, 1.3),
+            (" Let", 1.4, 1.6),
+            (" me", 1.6, 1.8),
+            (" know", 1.8, 2.05),
+        ];
+        all.extend_from_slice(words);
+        transcript_of(&all, 4)
+    };
+    let cut = 2.165;
+    let said_twice = pass(&[
+        (" if", 2.05, 2.2),
+        (" I", 2.2, 2.35),
+        (" missed", 2.35, 2.7),
+        (" anything", 2.7, 3.1),
+    ]);
+    let (kept, dropped, by) = heard_again.strip(said_twice, cut);
+    assert_eq!(
+        (kept.text.trim(), dropped, by),
+        ("I missed anything", 8, "times")
+    );
+
+    // A word the committed text does not end with: kept (the passes' agreement decides).
+    let new_word = pass(&[
+        (" so", 2.05, 2.2),
+        (" I", 2.2, 2.35),
+        (" missed", 2.35, 2.7),
+        (" anything", 2.7, 3.1),
+    ]);
+    let (kept, dropped, _) = heard_again.strip(new_word, cut);
+    assert_eq!((kept.text.trim(), dropped), ("so I missed anything", 7));
+    // Other first words after it: kept.
+    let other = pass(&[
+        (" if", 2.05, 2.2),
+        (" we", 2.2, 2.35),
+        (" missed", 2.35, 2.7),
+    ]);
+    let (kept, dropped, _) = heard_again.strip(other, cut);
+    assert_eq!((kept.text.trim(), dropped), ("if we missed", 7));
+}
