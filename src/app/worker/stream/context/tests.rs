@@ -296,47 +296,35 @@ fn a_committed_word_said_again_before_the_first_words_after_the_cut_is_dropped()
         &[("know", 1.9), ("if", 2.1)],
     );
     heard_again.firsts = vec![normalised(&["i", "missed", "anything", "important"])];
-    let pass = |words: &[(&'static str, f32, f32)]| {
-        let mut all = vec![
-            (" Wendy", 0.0, 0.4),
-            (" had", 0.4, 0.6),
-            (" to", 0.6, 0.7),
-            (" apply.", 0.7, 1.3),
-            (" Let", 1.4, 1.6),
-            (" me", 1.6, 1.8),
-            (" know", 1.8, 2.05),
-        ];
-        all.extend_from_slice(words);
-        transcript_of(&all, 4)
+    // The pass's words, with `at_cut` ending at the cut and `next` after it.
+    let pass = |at_cut: &'static str, next: &'static str| {
+        transcript_of(
+            &[
+                (" Wendy", 0.0, 0.4),
+                (" had", 0.4, 0.6),
+                (" to", 0.6, 0.7),
+                (" apply.", 0.7, 1.3),
+                (" Let", 1.4, 1.6),
+                (" me", 1.6, 1.8),
+                (" know", 1.8, 2.05),
+                (at_cut, 2.05, 2.2),
+                (next, 2.2, 2.35),
+                (" missed", 2.35, 2.7),
+                (" anything", 2.7, 3.1),
+            ],
+            4,
+        )
     };
     let cut = 2.165;
-    let said_twice = pass(&[
-        (" if", 2.05, 2.2),
-        (" I", 2.2, 2.35),
-        (" missed", 2.35, 2.7),
-        (" anything", 2.7, 3.1),
-    ]);
-    let (kept, dropped, by) = heard_again.strip(said_twice, cut);
+    let (kept, dropped, by) = heard_again.strip(pass(" if", " I"), cut);
     assert_eq!(
         (kept.text.trim(), dropped, by),
         ("I missed anything", 8, "times")
     );
-
     // A word the committed text does not end with: kept (the passes' agreement decides).
-    let new_word = pass(&[
-        (" so", 2.05, 2.2),
-        (" I", 2.2, 2.35),
-        (" missed", 2.35, 2.7),
-        (" anything", 2.7, 3.1),
-    ]);
-    let (kept, dropped, _) = heard_again.strip(new_word, cut);
+    let (kept, dropped, _) = heard_again.strip(pass(" so", " I"), cut);
     assert_eq!((kept.text.trim(), dropped), ("so I missed anything", 7));
     // Other first words after it: kept.
-    let other = pass(&[
-        (" if", 2.05, 2.2),
-        (" we", 2.2, 2.35),
-        (" missed", 2.35, 2.7),
-    ]);
-    let (kept, dropped, _) = heard_again.strip(other, cut);
-    assert_eq!((kept.text.trim(), dropped), ("if we missed", 7));
+    let (kept, dropped, _) = heard_again.strip(pass(" if", " we"), cut);
+    assert_eq!((kept.text.trim(), dropped), ("if we missed anything", 7));
 }
