@@ -351,7 +351,8 @@ impl Stream {
             .then(|| WordPass::of(range.start, audio.len(), &transcript))
             .flatten();
         // The first stretch is committed only by a pass that can tell its language.
-        let split = if left_out || !self.language_told_by(&transcript) {
+        let tells = tells_the_language(&transcript);
+        let split = if left_out || !(self.language.is_some() || tells) {
             None
         } else {
             self.split(&pass, word_pass.as_ref(), &transcript, audio)
@@ -403,7 +404,7 @@ impl Stream {
             result,
             raw: rest.text.clone(),
             language: transcript.language.clone(),
-            tells_the_language: tells_the_language(&transcript),
+            tells_the_language: tells,
             ends_in_pause,
         });
         Progress {
