@@ -75,6 +75,8 @@ impl WorkerThread {
             "the transcription worker panicked; going on"
         );
         self.stream = None;
+        // Not the next dictation's language.
+        self.sure_language = None;
         let in_progress = self.in_progress.take();
         match serving {
             Serving::Load { model } => {
