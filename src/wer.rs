@@ -124,6 +124,17 @@ pub fn wer_percent(reference: &str, hypothesis: &str) -> f64 {
     100.0 * word_errors(&r, &h) as f64 / r.len().max(1) as f64
 }
 
+/// Word error rate of `hypothesis` against `reference` as written, in percent: words are
+/// compared with their case and punctuation, so "page second we" against "page. Second, we"
+/// is two errors where [`wer_percent`] sees none. Whisper writes a stretch without
+/// punctuation or capitals at times (a pass from mid-sentence); this rate shows it.
+pub fn written_wer_percent(reference: &str, hypothesis: &str) -> f64 {
+    let words =
+        |text: &str| -> Vec<String> { text.split_whitespace().map(str::to_string).collect() };
+    let r = words(reference);
+    100.0 * word_errors(&r, &words(hypothesis)) as f64 / r.len().max(1) as f64
+}
+
 /// English words for 0–99 (larger numbers stay digits: the clips do not say them).
 fn number_words(n: u32) -> Vec<String> {
     const ONES: [&str; 20] = [
@@ -212,5 +223,17 @@ mod tests {
         assert_eq!(wer_percent("", ""), 0.0);
         assert_eq!(wer_percent("", "thank you"), 200.0);
         assert_eq!(wer_percent("a b", ""), 100.0);
+    }
+
+    #[test]
+    fn the_written_rate_counts_lost_punctuation_and_capitals() {
+        let (said, heard) = (
+            "the checkout page. Second, we agreed.",
+            "the checkout page second we agreed",
+        );
+        assert_eq!(wer_percent(said, heard), 0.0);
+        // "page." → "page", "Second," → "second", "agreed." → "agreed": 3 of 6.
+        assert_eq!(written_wer_percent(said, heard), 50.0);
+        assert_eq!(written_wer_percent(said, said), 0.0);
     }
 }

@@ -27,7 +27,7 @@ use whisper_dictation::audio::pause;
 use whisper_dictation::audio::wav::read_wav_16k;
 use whisper_dictation::recordings::RecordingStore;
 use whisper_dictation::settings::Settings;
-use whisper_dictation::wer::{align, normalised_words, wer_percent, Edit};
+use whisper_dictation::wer::{align, normalised_words, wer_percent, written_wer_percent, Edit};
 use whisper_dictation::whisper::TranscribeParams;
 
 const WAIT: Duration = Duration::from_secs(300);
@@ -426,11 +426,16 @@ fn check(
     let stream_wer = wer_percent(reference, &run.text);
     let lags = committed_word_lag(audio, &run.commits);
     let whole_wer = wer_percent(reference, &whole);
+    let (stream_written, whole_written) = (
+        written_wer_percent(reference, &run.text),
+        written_wer_percent(reference, &whole),
+    );
     let all: Duration = run.passes.iter().sum::<Duration>() + run.at_key_up;
     println!(
         "{name}: {:.1} s, {} passes, {} commits (after words {:?})\n  \
          engine at key-up {} ms (whole: {} ms), all passes {} ms = {:.2}x the whole\n  \
-         WER streamed {stream_wer:.1}% / whole {whole_wer:.1}%\n  \
+         WER streamed {stream_wer:.1}% / whole {whole_wer:.1}% (as written, case and \
+         punctuation counted: {stream_written:.1}% / {whole_written:.1}%)\n  \
          committed-word lag ({} words committed while held): p50 {:.2} s, p95 {:.2} s\n  \
          streamed: {}\n  whole:    {}",
         audio.len() as f32 / RATE as f32,

@@ -43,7 +43,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::Duration;
-use whisper_dictation::wer::wer_percent;
+use whisper_dictation::wer::{wer_percent, written_wer_percent};
 
 /// The clips, shortest first (names without `long_` and `.wav`).
 const CLIPS: &[&str] = &[
@@ -200,6 +200,8 @@ struct Row {
     idle_mb: u64,
     load: String,
     wer: f64,
+    /// WER with case and punctuation counted ([`written_wer_percent`]).
+    written_wer: f64,
     cuts: String,
     /// Committed-word lag while held: p50 and p95 (s) and how many words.
     lag: String,
@@ -321,6 +323,7 @@ fn dictate(desktop: &Desktop, app: &mut AppProcess, clip: &LongClip) -> (Row, St
         },
         load: format!("{load_before} → {}", load_average()),
         wer: wer_percent(&clip.text, &in_box),
+        written_wer: written_wer_percent(&clip.text, &in_box),
         cuts: cut_report,
         lag: match lags.len() {
             0 => "none committed while held".into(),
@@ -478,12 +481,12 @@ fn log_line_seconds(line: &str) -> Option<f64> {
 
 fn print_table(rows: &[Row]) {
     println!(
-        "\n| clip | audio s | key-up → pasted ms | engine ms | passes | audio transcribed s | app CPU s | VmRSS after MB | peak MB | idle MB | load | WER % | cuts | committed-word lag p50 / p95 s |"
+        "\n| clip | audio s | key-up → pasted ms | engine ms | passes | audio transcribed s | app CPU s | VmRSS after MB | peak MB | idle MB | load | WER % (as written) | cuts | committed-word lag p50 / p95 s |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in rows {
         println!(
-            "| {} | {:.1} | {} | {} | {} ({}) | {:.1} | {:.1} | {} | {} | {} | {} | {:.1} | {} | {} |",
+            "| {} | {:.1} | {} | {} | {} ({}) | {:.1} | {:.1} | {} | {} | {} | {} | {:.1} ({:.1}) | {} | {} |",
             r.clip,
             r.seconds,
             r.pasted_ms,
@@ -497,6 +500,7 @@ fn print_table(rows: &[Row]) {
             r.idle_mb,
             r.load,
             r.wer,
+            r.written_wer,
             r.cuts,
             r.lag
         );
