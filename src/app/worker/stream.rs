@@ -65,8 +65,8 @@ pub struct Stream {
     pass_from: usize,
     /// Those committed words: dropped from the pass's text.
     context: Context,
-    /// The committed texts as they are delivered, in order.
-    pieces: Vec<String>,
+    /// The committed texts as they are delivered, in order, with how each ended.
+    pieces: Vec<(String, PieceEnd)>,
     /// The committed texts as Whisper wrote them (the next pass's previous text).
     raw: String,
     /// The dictation's language, once a stretch was committed.
@@ -431,7 +431,11 @@ impl Stream {
             &GateConfig::default(),
         );
         let text = wording.words(&split.part, &level).ok()?;
-        self.pieces.push(text);
+        let end = match split.rule {
+            Rule::Words => PieceEnd::SpeechHeardAfter,
+            Rule::Pause | Rule::Agreement | Rule::Forced => PieceEnd::AudioEnded,
+        };
+        self.pieces.push((text, end));
         self.raw.push_str(&split.part.text);
         self.language
             .get_or_insert_with(|| split.part.language.clone());
@@ -509,7 +513,7 @@ impl Stream {
         if !held {
             return None;
         }
-        self.pieces.push(text.clone());
+        self.pieces.push((text.clone(), PieceEnd::AudioEnded));
         self.raw.push_str(&tentative.raw);
         self.language
             .get_or_insert_with(|| tentative.language.clone());
@@ -589,9 +593,13 @@ impl Stream {
 
     /// The committed text, as delivered.
     pub fn committed_text(&self) -> String {
-        self.pieces
-            .iter()
-            .fold(String::new(), |text, piece| join_pieces(&text, piece))
+        let mut text = String::new();
+        let mut before = PieceEnd::AudioEnded;
+        for (piece, end) in &self.pieces {
+            text = join_pieces(&text, piece, before);
+            before = *end;
+        }
+        text
     }
 
     /// The dictation's text: the committed pieces and then `tail`.
@@ -607,7 +615,8 @@ impl Stream {
             0 => tail.to_string(),
             repeated => commit::drop_words(tail, repeated),
         };
-        join_pieces(&committed, &tail)
+        let before = self.pieces.last().map_or(PieceEnd::AudioEnded, |(_, end)| *end);
+        join_pieces(&committed, &tail, before)
     }
 
     /// `text` of a pass from [`Self::pass_from`] (key-up's) without the committed words it
@@ -693,10 +702,27 @@ fn split_at_word(transcript: &Transcript, words: usize) -> (Transcript, Transcri
     (transcript_of(part), transcript_of(rest))
 }
 
-/// `next` after `before` in one dictation: a space between them, and a full stop Whisper put
-/// at the end of a stretch taken back when the next one goes on with the sentence (starts with
-/// a lowercase letter: "I went to the. store" was a pause mid-sentence).
-pub fn join_pieces(before: &str, next: &str) -> String {
+/// How a committed piece ended: what its last full stop is worth when the next piece starts
+/// with a lowercase letter ([`join_pieces`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PieceEnd {
+    /// The pass that wrote it ended there (a pause, or the audio so far): Whisper puts a full
+    /// stop at the end of the audio it is given, even mid-sentence ("I went to the." at a
+    /// pause, "store today." after it).
+    AudioEnded,
+    /// The pass that wrote it heard the speech after it (a commit by words, cut at a sentence
+    /// end that pass wrote with the next words heard): its full stop stands, and a next piece
+    /// in lowercase is a pass that started mid-sentence to hear committed words again and
+    /// wrote their sentence on ("…lock the front door." then "that depends on…", pasted
+    /// as "door that depends" and changing committed text on the overlay: the desktop test's
+    /// 110 s clip without pauses, 2026-11-29).
+    SpeechHeardAfter,
+}
+
+/// `next` after `before` (which ended as `end` says) in one dictation: a space between them;
+/// when `next` starts with a lowercase letter after a full stop, that full stop is taken back
+/// if the audio ended there, else `next` starts a sentence ([`PieceEnd`]).
+pub fn join_pieces(before: &str, next: &str, end: PieceEnd) -> String {
     let before = before.trim_end();
     let next = next.trim();
     if before.is_empty() {
@@ -706,11 +732,22 @@ pub fn join_pieces(before: &str, next: &str) -> String {
         return before.to_string();
     }
     let continues = next.chars().next().is_some_and(char::is_lowercase);
-    let before = match before.strip_suffix('.') {
-        Some(cut) if continues && !cut.ends_with('.') => cut,
-        _ => before,
-    };
-    format!("{before} {next}")
+    let sentence_end = before
+        .strip_suffix('.')
+        .filter(|cut| continues && !cut.ends_with('.'));
+    match (sentence_end, end) {
+        (Some(cut), PieceEnd::AudioEnded) => format!("{cut} {next}"),
+        (Some(_), PieceEnd::SpeechHeardAfter) => format!("{before} {}", capitalised(next)),
+        (None, _) => format!("{before} {next}"),
+    }
+}
+
+/// `text` with its first letter in upper case.
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
 }
 
 #[cfg(test)]
