@@ -577,6 +577,33 @@ fn the_cut_check_finds_a_lost_and_a_duplicated_word() {
         &[cut(5)]
     )
     .is_empty());
+    // Words heard as one other word at the cut are recognition too ("in the kitchen" heard
+    // "invocation"); more than three words, or a word lost between kept ones, are not.
+    let kitchen = "turn off the lights in the kitchen and lock the front door";
+    assert!(cut_faults(
+        kitchen,
+        "Turn off the lights invocation and lock the front door.",
+        &[cut(4)]
+    )
+    .is_empty());
+    assert_eq!(
+        cut_faults(
+            kitchen,
+            "Turn off the lights invocation lock the front door.",
+            &[cut(4)]
+        )[0]
+        .edits,
+        ["-in", "-the", "-kitchen"]
+    );
+    assert_eq!(
+        cut_faults(
+            kitchen,
+            "Turn off the lights the kitchen and lock the front door.",
+            &[cut(4)]
+        )[0]
+        .edits,
+        ["-in"]
+    );
     // A word Whisper invents at the end of a stretch is its recognition, not a word said twice.
     assert!(cut_faults(
         reference,

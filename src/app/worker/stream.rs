@@ -615,7 +615,10 @@ impl Stream {
             0 => tail.to_string(),
             repeated => commit::drop_words(tail, repeated),
         };
-        let before = self.pieces.last().map_or(PieceEnd::AudioEnded, |(_, end)| *end);
+        let before = self
+            .pieces
+            .last()
+            .map_or(PieceEnd::AudioEnded, |(_, end)| *end);
         join_pieces(&committed, &tail, before)
     }
 

@@ -14,7 +14,10 @@ fn pieces_join_with_a_space_and_a_sentence_cut_at_a_pause_goes_on() {
         join_pieces("I went to the.", "store today.", ended),
         "I went to the store today."
     );
-    assert_eq!(join_pieces("Wait...", "then go.", ended), "Wait... then go.");
+    assert_eq!(
+        join_pieces("Wait...", "then go.", ended),
+        "Wait... then go."
+    );
     assert_eq!(join_pieces("Done.", "", ended), "Done.");
 }
 
