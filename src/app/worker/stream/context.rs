@@ -140,7 +140,8 @@ impl Context {
     /// customer support team." heard again as "and there's for the customers a part-game."
     /// on the project's 110 s clip), by their times: the words whose middle lies
     /// [`TIME_MARGIN`] before the cut or earlier (the cut is in a quiet frame after a sentence
-    /// end, so the next sentence's first word starts after it); and then the last committed
+    /// end, so the next sentence's first word starts after it) less the first words after the
+    /// cut timed early ([`Self::placed_before_the_cut`]); and then the last committed
     /// words said again before the first words after the cut
     /// ([`Self::said_again_before_the_cut`]). Returns the rest, how many words were dropped,
     /// and how they were found.
@@ -148,12 +149,13 @@ impl Context {
         let words = || transcript.segments.iter().flat_map(|s| &s.words);
         let (repeated, by) = match self.heard_again(words().map(|w| w.text.as_str())) {
             Some(repeated) => (repeated, "letters"),
-            None => (
-                words()
+            None => {
+                let by_times = words()
                     .take_while(|w| (w.start + w.end) / 2.0 <= cut - TIME_MARGIN)
-                    .count(),
-                "times",
-            ),
+                    .count();
+                let written: Vec<String> = words().map(|w| normalise(&w.text)).collect();
+                (self.placed_before_the_cut(&written, by_times), "times")
+            }
         };
         // The first words kept, normalised, with how many words there are up to each.
         let kept: Vec<(usize, String)> = words()
@@ -169,6 +171,31 @@ impl Context {
             extra => kept[extra - 1].0,
         };
         (split_at_word(&transcript, repeated).1, repeated, by)
+    }
+
+    /// How many of a pass's words (`written`, normalised) to drop when the first `by_times` of
+    /// them lie before the cut by their times: fewer when the last one or two of those are the
+    /// committing pass's first words after the cut ([`Self::expected_after_cut`], the first
+    /// two, in order): alignment times put them early. On the 25 s clip without pauses a pass
+    /// from 2 s before a cut wrote none of the committed words, its first two, "The design",
+    /// were timed before the cut and dropped, the pass was then taken to have skipped them
+    /// ([`Self::skipped_after_cut`]), and the next passes started further back: key-up waited
+    /// for a pass over 16 s (1.8 s; a desktop run, 2026-11-29).
+    fn placed_before_the_cut(&self, written: &[String], by_times: usize) -> usize {
+        let Some(expected) = self.expected_after_cut().get(..AGREEING_FIRSTS) else {
+            return by_times;
+        };
+        let starts_there = |from: usize| {
+            !written[from].is_empty()
+                && written[from..]
+                    .iter()
+                    .filter(|w| !w.is_empty())
+                    .take(expected.len())
+                    .eq(expected.iter())
+        };
+        (by_times.saturating_sub(2)..by_times)
+            .find(|&from| starts_there(from))
+            .unwrap_or(by_times)
     }
 
     /// How many of `firsts` (a pass's first words after those [`Self::strip`] dropped,

@@ -328,3 +328,32 @@ fn a_committed_word_said_again_before_the_first_words_after_the_cut_is_dropped()
     let (kept, dropped, _) = heard_again.strip(pass(" if", " we"), cut);
     assert_eq!((kept.text.trim(), dropped), ("if we missed anything", 7));
 }
+
+/// The 25 s clip without pauses (a desktop run, 2026-11-29): after a cut at "…launch on the
+/// 15th of next month.", a pass from 2 s before it wrote none of the committed words and timed
+/// its first two, "The design", before the cut.
+#[test]
+fn the_first_words_after_the_cut_timed_before_it_are_kept() {
+    let mut after_cut = context(&["of", "next", "month"], &[]);
+    after_cut.firsts = vec![normalised(&["the", "design", "team", "still"])];
+    let pass = |first: &str| {
+        transcript_of(
+            &[
+                (first, 1.7, 1.95),
+                (" design", 1.95, 2.2),
+                (" team", 2.4, 2.7),
+                (" still", 2.7, 3.0),
+            ],
+            4,
+        )
+    };
+    let (kept, dropped, by) = after_cut.clone().strip(pass(" The"), 2.3);
+    assert_eq!(
+        (kept.text.trim(), dropped, by),
+        ("The design team still", 0, "times")
+    );
+    assert_eq!(after_cut.skipped_after_cut(&kept), None);
+    // Other words there are committed audio heard again: dropped by their times.
+    let (kept, dropped, by) = after_cut.strip(pass(" Mumps."), 2.3);
+    assert_eq!((kept.text.trim(), dropped, by), ("team still", 2, "times"));
+}
