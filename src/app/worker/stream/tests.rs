@@ -2,44 +2,54 @@
 
 use super::*;
 
+/// Each `(before, next, joined)` of `cases`, `before` having ended as `end` says.
+fn assert_joins(end: PieceEnd, cases: &[(&str, &str, &str)]) {
+    for &(before, next, joined) in cases {
+        assert_eq!(
+            join_pieces(before, next, end),
+            joined,
+            "{before:?} + {next:?}"
+        );
+    }
+}
+
 #[test]
 fn pieces_join_with_a_space_and_a_sentence_cut_at_a_pause_goes_on() {
-    let ended = PieceEnd::AudioEnded;
-    assert_eq!(join_pieces("", "Hello.", ended), "Hello.");
-    assert_eq!(
-        join_pieces("Hello.", "How are you?", ended),
-        "Hello. How are you?"
+    assert_joins(
+        PieceEnd::AudioEnded,
+        &[
+            ("", "Hello.", "Hello."),
+            ("Hello.", "How are you?", "Hello. How are you?"),
+            (
+                "I went to the.",
+                "store today.",
+                "I went to the store today.",
+            ),
+            ("Wait...", "then go.", "Wait... then go."),
+            ("Done.", "", "Done."),
+        ],
     );
-    assert_eq!(
-        join_pieces("I went to the.", "store today.", ended),
-        "I went to the store today."
-    );
-    assert_eq!(
-        join_pieces("Wait...", "then go.", ended),
-        "Wait... then go."
-    );
-    assert_eq!(join_pieces("Done.", "", ended), "Done.");
 }
 
 #[test]
 fn after_a_commit_by_words_its_full_stop_stands_and_the_next_piece_starts_a_sentence() {
-    let heard = PieceEnd::SpeechHeardAfter;
-    assert_eq!(
-        join_pieces("Lock the front door.", "that depends on them.", heard),
-        "Lock the front door. That depends on them."
-    );
-    assert_eq!(
-        join_pieces("Zamknij drzwi.", "że jutro.", heard),
-        "Zamknij drzwi. Że jutro."
-    );
-    // Only a full stop is read so: a comma's sentence goes on, a capital is kept.
-    assert_eq!(
-        join_pieces("Thanks,", "and have a great weekend.", heard),
-        "Thanks, and have a great weekend."
-    );
-    assert_eq!(
-        join_pieces("Door.", "That depends.", heard),
-        "Door. That depends."
+    assert_joins(
+        PieceEnd::SpeechHeardAfter,
+        &[
+            (
+                "Lock the front door.",
+                "that depends on them.",
+                "Lock the front door. That depends on them.",
+            ),
+            ("Zamknij drzwi.", "że jutro.", "Zamknij drzwi. Że jutro."),
+            // Only a full stop is read so: a comma's sentence goes on, a capital is kept.
+            (
+                "Thanks,",
+                "and have a great weekend.",
+                "Thanks, and have a great weekend.",
+            ),
+            ("Door.", "That depends.", "Door. That depends."),
+        ],
     );
 }
 
