@@ -735,9 +735,11 @@ pub fn join_pieces(before: &str, next: &str, end: PieceEnd) -> String {
         return before.to_string();
     }
     let continues = next.chars().next().is_some_and(char::is_lowercase);
-    let sentence_end = before
-        .strip_suffix('.')
-        .filter(|cut| continues && !cut.ends_with('.'));
+    // Not an ellipsis ("Wait...") nor an abbreviation's dot ("9 a.m.", "e.g."): those stay.
+    let sentence_end = before.strip_suffix('.').filter(|cut| {
+        let last_word = cut.rsplit(char::is_whitespace).next().unwrap_or(cut);
+        continues && !last_word.contains('.')
+    });
     match (sentence_end, end) {
         (Some(cut), PieceEnd::AudioEnded) => format!("{cut} {next}"),
         (Some(_), PieceEnd::SpeechHeardAfter) => format!("{before} {}", capitalised(next)),

@@ -26,6 +26,8 @@ fn pieces_join_with_a_space_and_a_sentence_cut_at_a_pause_goes_on() {
                 "I went to the store today.",
             ),
             ("Wait...", "then go.", "Wait... then go."),
+            ("Call me at 9 a.m.", "tomorrow.", "Call me at 9 a.m. tomorrow."),
+            ("Some fruit, e.g.", "apples.", "Some fruit, e.g. apples."),
             ("Done.", "", "Done."),
         ],
     );
@@ -49,6 +51,7 @@ fn after_a_commit_by_words_its_full_stop_stands_and_the_next_piece_starts_a_sent
                 "Thanks, and have a great weekend.",
             ),
             ("Door.", "That depends.", "Door. That depends."),
+            ("At 9 a.m.", "tomorrow.", "At 9 a.m. tomorrow."),
         ],
     );
 }
