@@ -26,7 +26,11 @@ fn pieces_join_with_a_space_and_a_sentence_cut_at_a_pause_goes_on() {
                 "I went to the store today.",
             ),
             ("Wait...", "then go.", "Wait... then go."),
-            ("Call me at 9 a.m.", "tomorrow.", "Call me at 9 a.m. tomorrow."),
+            (
+                "Call me at 9 a.m.",
+                "tomorrow.",
+                "Call me at 9 a.m. tomorrow.",
+            ),
             ("Some fruit, e.g.", "apples.", "Some fruit, e.g. apples."),
             ("Done.", "", "Done."),
         ],
