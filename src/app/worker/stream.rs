@@ -486,7 +486,9 @@ impl Stream {
         match words::decide_by_words(self.hypothesis.as_ref(), current, audio) {
             WordCommit::Words { words, cut } => {
                 let (part, rest) = split_at_word(transcript, words);
-                let (from, context) = self.context.after_commit(current, words, cut);
+                let (from, context) =
+                    self.context
+                        .after_commit(current, words, cut, self.hypothesis.as_ref());
                 Some(Split {
                     part,
                     rest,

@@ -60,8 +60,16 @@ impl Context {
 
     /// After a commit of `pass`'s first `words` words cut at `cut` (samples from the pass's
     /// start), `self` being the context that pass had: where the next pass starts (samples of
-    /// the recording) and what it hears again ([`words::context_start`]).
-    pub fn after_commit(&self, pass: &WordPass, words: usize, cut: usize) -> (usize, Context) {
+    /// the recording) and what it hears again ([`words::context_start`]). `agreed_with`: the
+    /// pass it agreed with on those words, whose first words after them are compared with the
+    /// next passes too ([`sure_after_cut`]).
+    pub fn after_commit(
+        &self,
+        pass: &WordPass,
+        words: usize,
+        cut: usize,
+        agreed_with: Option<&WordPass>,
+    ) -> (usize, Context) {
         let (from, first) = words::context_start(pass, words, cut);
         let mut committed: Vec<(usize, String)> = self.committed.clone();
         committed.extend(
@@ -90,11 +98,13 @@ impl Context {
             .filter(|w| !w.is_empty())
             .take(FIRST_WORDS)
             .collect();
+        let mut firsts = vec![after_cut];
+        firsts.extend(agreed_with.map(|previous| sure_after_cut(previous, words)));
         let context = Context {
             words: heard_again,
             committed,
             widened: 0,
-            firsts: vec![after_cut],
+            firsts,
         };
         (pass.start + from, context)
     }
@@ -265,6 +275,25 @@ impl Context {
             .collect();
         Some(self.committed[first].0)
     }
+}
+
+/// The first words after its first `words` of `pass` (one that a commit agreed with),
+/// normalised, up to the first that ends within [`words::KEEP_LAST`] of its audio's end (where
+/// Whisper is least sure, [`words`]' module doc): what [`Context::skipped_after_cut`] compares
+/// the next passes with, beside the committing pass's. The committing pass can skip a short
+/// word after the cut that the pass before it wrote ("…planning session. The new website…"
+/// where that pass wrote "First, the new…"), and a pass after the commit that skips it too
+/// then agrees with it.
+fn sure_after_cut(pass: &WordPass, words: usize) -> Vec<String> {
+    let sure_until = pass.len as f32 / SAMPLE_RATE as f32 - words::KEEP_LAST;
+    pass.words
+        .iter()
+        .skip(words)
+        .take_while(|w| w.end <= sure_until)
+        .map(|w| normalise(&w.text))
+        .filter(|w| !w.is_empty())
+        .take(FIRST_WORDS)
+        .collect()
 }
 
 /// `transcript`'s first `n` words with letters or digits, normalised.

@@ -37,7 +37,7 @@ impl Stream {
         };
         let (part, rest) = split_at_word(&last.transcript, words);
         let part = split_at_word(&part, last.committed).1;
-        let (from, context) = last.context.after_commit(&last.words, words, cut);
+        let (from, context) = last.context.after_commit(&last.words, words, cut, None);
         let split = Split {
             part,
             rest,

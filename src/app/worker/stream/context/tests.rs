@@ -159,7 +159,7 @@ fn a_commit_keeps_its_words_to_start_further_back_from() {
         ],
     );
     let cut = (3.55 * RATE) as usize;
-    let (from, after) = Context::default().after_commit(&pass, 5, cut);
+    let (from, after) = Context::default().after_commit(&pass, 5, cut, None);
     // The last committed word that starts 2 s before the cut or earlier: "we" (1.4 s).
     assert_eq!(from, (11.4 * RATE) as usize);
     assert_eq!(after.words, ["we", "go"]);
@@ -258,7 +258,7 @@ fn a_pass_that_skips_the_word_the_committing_pass_wrote_after_the_cut_is_found()
             ("website", 5.0, 5.5),
         ],
     );
-    let (_, mut after) = Context::default().after_commit(&pass, 2, (4.2 * RATE) as usize);
+    let (_, mut after) = Context::default().after_commit(&pass, 2, (4.2 * RATE) as usize, None);
     let next = transcript_of(
         &[
             (" The", 2.3, 2.5),
@@ -270,7 +270,7 @@ fn a_pass_that_skips_the_word_the_committing_pass_wrote_after_the_cut_is_found()
     );
     assert_eq!(after.skipped_after_cut(&next), Some(normalised(&["first"])));
     // A pass that wrote the word is fine.
-    let (_, mut after) = Context::default().after_commit(&pass, 2, (4.2 * RATE) as usize);
+    let (_, mut after) = Context::default().after_commit(&pass, 2, (4.2 * RATE) as usize, None);
     let whole = transcript_of(
         &[
             (" First,", 2.2, 2.6),
@@ -281,6 +281,66 @@ fn a_pass_that_skips_the_word_the_committing_pass_wrote_after_the_cut_is_found()
         4,
     );
     assert_eq!(after.skipped_after_cut(&whole), None);
+}
+
+/// The committing pass skipped the short first word after the cut that the pass it agreed
+/// with wrote ("…session. The new website" against "…session. First, the new website"): a
+/// next pass that skips it too is found by the earlier pass's words; words that pass wrote
+/// within [`words::KEEP_LAST`] of its audio's end are not compared with (its last word may be
+/// cut short).
+#[test]
+fn a_pass_that_skips_a_word_the_agreeing_pass_wrote_after_the_cut_is_found() {
+    let committing = word_pass(
+        0.0,
+        8.0,
+        &[
+            ("planning", 2.6, 3.1),
+            ("session.", 3.1, 4.0),
+            ("The", 4.6, 4.8),
+            ("new", 4.8, 5.0),
+            ("website", 5.0, 5.5),
+            ("will", 5.5, 5.8),
+        ],
+    );
+    let agreed_with = |len: f32| {
+        word_pass(
+            0.0,
+            len,
+            &[
+                ("planning", 2.6, 3.1),
+                ("session.", 3.1, 4.0),
+                ("First,", 4.3, 4.6),
+                ("the", 4.6, 4.8),
+                ("new", 4.8, 5.0),
+                ("website", 5.0, 5.5),
+            ],
+        )
+    };
+    let next = transcript_of(
+        &[
+            (" the", 2.6, 2.8),
+            (" new", 2.8, 3.0),
+            (" website", 3.0, 3.5),
+            (" will", 3.5, 3.8),
+        ],
+        4,
+    );
+    let cut = (4.2 * RATE) as usize;
+    let (_, mut after) =
+        Context::default().after_commit(&committing, 2, cut, Some(&agreed_with(7.0)));
+    assert_eq!(after.skipped_after_cut(&next), Some(normalised(&["first"])));
+    // Without the earlier pass, the skip agrees with the committing pass.
+    let (_, mut after) = Context::default().after_commit(&committing, 2, cut, None);
+    assert_eq!(after.skipped_after_cut(&next), None);
+    // The earlier pass's audio ended 0.9 s after "First,": only that word is sure, too few
+    // to say that "the new" comes a word later.
+    let (_, mut after) =
+        Context::default().after_commit(&committing, 2, cut, Some(&agreed_with(5.7)));
+    assert_eq!(
+        after.expected_after_cut(),
+        normalised(&["the", "new", "website", "will"])
+    );
+    assert_eq!(after.skipped_after_cut(&next), None);
 }
 
 /// The cut after "…Let me know if" (committed by the last pass's words at a pause) on the
