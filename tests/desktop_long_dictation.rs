@@ -291,7 +291,7 @@ fn dictate(desktop: &Desktop, app: &mut AppProcess, clip: &LongClip) -> (Row, St
     let log = app.log();
     let (passes, passes_by_part, audio_transcribed_s) = passes_of(&log, id);
     let cuts = cuts_in_log(&log, id);
-    let cut_report = check_cuts(clip, &in_box, &cuts);
+    let cut_report = check_cuts(clip, &in_box, &cuts, &stream_lines(&log, id));
     let lags = committed_word_lag(clip, &in_box, &commit_times(&log, id), played_at);
     println!(
         "{}: box {:?}\n    {done}",
@@ -354,9 +354,40 @@ fn transcribe_whole(wav: &Path) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
+/// The worker's log lines of dictation `id` (its passes, commits, dropped and left-out
+/// words): what a failed cut check prints around the cut, so that a fault seen once (in CI)
+/// can be read.
+fn stream_lines(log: &str, id: u64) -> Vec<String> {
+    let id = format!(" id={id} ");
+    log.lines()
+        .filter(|line| line.contains("app::worker") && line.contains(&id))
+        .map(|line| {
+            line.split_once("app::worker")
+                .map_or(line, |(_, rest)| rest)
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// Of `stream_log` ([`stream_lines`]), the lines from a few before the commit of `cut` to
+/// the second commit after it.
+fn around_cut(stream_log: &[String], cut: &Cut) -> String {
+    let commits: Vec<usize> = (0..stream_log.len())
+        .filter(|&i| stream_log[i].contains("stream committed"))
+        .collect();
+    let words = format!(" words_total={} ", cut.words_total);
+    let Some(at) = commits.iter().position(|&i| stream_log[i].contains(&words)) else {
+        return stream_log.join("\n");
+    };
+    let from = commits[at].saturating_sub(6);
+    let to = commits.get(at + 2).map_or(stream_log.len(), |&i| i + 1);
+    stream_log[from..to].join("\n")
+}
+
 /// Checks the words around each commit point; returns what the table shows. Panics (after
-/// printing) when a cut lost or duplicated words.
-fn check_cuts(clip: &LongClip, pasted: &str, cuts: &[Cut]) -> String {
+/// printing the worker's log of the dictation, `stream_log`) when a cut lost or duplicated
+/// words.
+fn check_cuts(clip: &LongClip, pasted: &str, cuts: &[Cut], stream_log: &[String]) -> String {
     if cuts.is_empty() {
         return "none logged (check skipped)".into();
     }
@@ -374,6 +405,14 @@ fn check_cuts(clip: &LongClip, pasted: &str, cuts: &[Cut]) -> String {
         println!(
             "{}: cut at {:.2} s (after {} words) {:?} around \"{}\"",
             clip.name, fault.cut.cut_s, fault.at_word, fault.edits, fault.context
+        );
+    }
+    for fault in &faults {
+        println!(
+            "{}: the worker's log around the cut at {:.2} s:\n{}",
+            clip.name,
+            fault.cut.cut_s,
+            around_cut(stream_log, &fault.cut)
         );
     }
     assert!(
