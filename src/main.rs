@@ -8,6 +8,7 @@ use clap::Parser;
 
 fn main() {
     whisper_dictation::platform::prefer_sleeping_compute_threads();
+    whisper_dictation::platform::bound_allocator_arenas();
     // Before any computation: oneDNN keeps the kernels of a few passes, not of every length
     // a dictation had.
     whisper_dictation::device::kernel_cache::bound();

@@ -5,9 +5,10 @@
 //! the next key-down, but for the first, let go as its last word ends with the next key
 //! pressed at once (its text comes after that key-down on any CPU): each paste that finds the
 //! hotkey held for the next recording waits for its key-up, and all eight texts are in the
-//! box, in order, joined by single spaces, none left behind on the clipboard; (c) Ctrl+Alt still held after the hotkey's Space went up, past the
-//! wait: nothing is sent into the box, the text is left on the clipboard and a notification
-//! says so. Prints key-up → pasted for every dictation.
+//! box, in order, joined by single spaces, none left behind on the clipboard; (c) Ctrl+Alt
+//! still held after the hotkey's Space went up, past the wait: nothing is sent into the box,
+//! the text is left on the clipboard and a notification says so. Prints key-up → pasted for
+//! every dictation.
 //!
 //! Needs what `tests/desktop.rs` needs (`scripts/setup.sh --test`, the `base` model). Logs are
 //! left in `target/desktop-delivery/`.
