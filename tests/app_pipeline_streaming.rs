@@ -288,8 +288,10 @@ fn after_the_pause(audio: &[f32], end: usize) -> Option<AfterPauseAt> {
 }
 
 /// The worker's log on stderr, as `RUST_LOG` says (`whisper_dictation::app::worker=info`
-/// shows its passes and commits).
+/// shows its passes and commits), with the words it hides unless asked
+/// (`WHISPER_DICTATION_LOG_TEXT=1`).
 fn log_to_stderr() {
+    whisper_dictation::logging::set_log_text(false);
     let _ = tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .with_writer(std::io::stderr)
@@ -487,6 +489,7 @@ fn check(
 #[test]
 #[ignore]
 fn a_clip_streamed_by_a_busy_worker_keeps_its_words_at_every_offset() {
+    log_to_stderr();
     let (Ok(clip), Ok(phases)) = (std::env::var("STREAM_CLIP"), std::env::var("STREAM_PHASES"))
     else {
         panic!("set STREAM_CLIP and STREAM_PHASES (see the doc comment)");
