@@ -158,14 +158,13 @@ impl WorkerThread {
             return self.progress(job.id, range.end, Duration::ZERO, committed, String::new());
         }
         let peak = loudest_frame(&samples[..range.end], SAMPLE_RATE);
-        // A long pass at a pause settles at any word gap, a stride's at a sentence end.
-        let settled = if pause::ends_in_pause(audio, peak, SAMPLE_RATE) {
-            (audio.len() > SETTLING_FROM)
-                .then(|| stream.settled_by_last_pass(samples, &job.wording))
-                .flatten()
-        } else {
-            stream.settled_at_sentence_end(samples, &job.wording)
-        };
+        // A long pass at a pause settles at any word gap, any other at a sentence end.
+        let settled =
+            if audio.len() > SETTLING_FROM && pause::ends_in_pause(audio, peak, SAMPLE_RATE) {
+                stream.settled_by_last_pass(samples, &job.wording)
+            } else {
+                stream.settled_at_sentence_end(samples, &job.wording)
+            };
         if let Some(settled) = settled.filter(|s| s.pass_from() >= range.start + SETTLING_SAVES) {
             match self.settled_pass(&job, settled, samples, peak, keep_going) {
                 Settled::Taken | Settled::Stopped => return,
