@@ -32,8 +32,10 @@ fn status_mb(field: &str) -> f64 {
         .map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
-/// Resets `VmHWM` to the resident size now.
+/// Hands freed memory back as the app's worker does when idle (between a dictation's passes
+/// too), then resets `VmHWM` to the resident size now.
 fn reset_peak() -> bool {
+    whisper_dictation::platform::release_freed_memory();
     std::fs::write("/proc/self/clear_refs", "5").is_ok()
 }
 
@@ -99,10 +101,10 @@ fn main() -> anyhow::Result<()> {
                 let mut above = Vec::new();
                 let mut start = 0.0;
                 for _ in 0..repeats {
-                    start = status_mb("VmRSS:");
                     if !reset_peak() {
                         anyhow::bail!("/proc/self/clear_refs cannot be written");
                     }
+                    start = status_mb("VmRSS:");
                     engine.transcribe(span, &params(seconds, padding, word_times))?;
                     above.push(status_mb("VmHWM:") - start);
                 }
@@ -117,6 +119,49 @@ fn main() -> anyhow::Result<()> {
                 );
             }
         }
+    }
+    // As the app's passes: word times, the pass before's tokens as the draft, the language
+    // detected among Polish and English.
+    println!("as the app's passes (word times, a draft, language detected among pl, en):");
+    for (before, now) in [(7.0f32, 9.0f32), (18.0, 20.0)] {
+        let params = |seconds: f32| {
+            TranscribeParams {
+                language: None,
+                detect_among: vec!["pl".into(), "en".into()],
+                padding: PaddingEncoding::Primed,
+                word_times: true,
+                ..TranscribeParams::default()
+            }
+            .for_dictation(seconds)
+        };
+        let span = |seconds: f32| &audio[4 * RATE..4 * RATE + (seconds * RATE as f32) as usize];
+        let mut above = Vec::new();
+        let mut start = 0.0;
+        for _ in 0..repeats {
+            let first = engine.transcribe(span(before), &params(before))?;
+            let mut with_draft = params(now);
+            with_draft.draft = first
+                .segments
+                .iter()
+                .filter(|s| s.seek == 0)
+                .flat_map(|s| s.tokens.iter().copied())
+                .collect();
+            if !reset_peak() {
+                anyhow::bail!("/proc/self/clear_refs cannot be written");
+            }
+            start = status_mb("VmRSS:");
+            engine.transcribe(span(now), &with_draft)?;
+            above.push(status_mb("VmHWM:") - start);
+        }
+        let shown: Vec<String> = above.iter().map(|a| format!("{a:.0}")).collect();
+        println!(
+            "{:<8} {:<7} {:<10} {:>12.0} {:>22}",
+            format!("{now} s"),
+            "fast",
+            "draft",
+            start,
+            shown.join(" / ")
+        );
     }
     Ok(())
 }

@@ -137,22 +137,8 @@ fn find_alignment(
     let (hidden, scores) =
         model.decode_attending(&input, &mut state, window.heads, frames as i64)?;
 
-    // The probability of each text token given the tokens before it, over the text vocabulary.
     let offset = window.sot_sequence.len();
-    let text_hidden = hidden
-        .f_narrow(1, offset as i64, text.len() as i64)
-        .map_err(torch("word probabilities"))?;
-    let text_ids: Vec<i64> = text.iter().map(|&t| i64::from(t)).collect();
-    let probabilities: Vec<f32> = model
-        .logits(&text_hidden)?
-        .f_narrow(2, 0, i64::from(specials.eot))
-        .and_then(|l| l.f_log_softmax(-1, Kind::Float))
-        .and_then(|l| l.f_gather(2, &Tensor::from_slice(&text_ids).view([1, -1, 1]), false))
-        .and_then(|p| p.f_exp())
-        .and_then(|p| p.f_flatten(0, -1))
-        .and_then(|p| p.f_to_device(tch::Device::Cpu))
-        .and_then(|p| Vec::<f32>::try_from(&p))
-        .map_err(torch("word probabilities"))?;
+    let probabilities = token_probabilities(model, &hidden, offset, text, specials.eot)?;
 
     let heads = scores.size()[1] as usize;
     let weights: Vec<f32> = scores
@@ -542,6 +528,43 @@ fn place_words(
         );
     }
     (placed, last_speech)
+}
+
+/// Rows of logits computed at a time for [`token_probabilities`]: the vocabulary is 51865 wide,
+/// so a pass's ~60 text tokens at once held ~12 MB of float32 logits and as much again for
+/// their log-softmax, the largest part of what word times added to a pass's peak memory.
+const PROBABILITY_ROWS: i64 = 8;
+
+/// The probability of each of the `text` tokens given the tokens before it, over the text
+/// vocabulary (below `eot`), from the decoder's `hidden` states of the alignment pass (the text
+/// starting at row `offset`), [`PROBABILITY_ROWS`] rows of logits at a time.
+fn token_probabilities(
+    model: &Whisper,
+    hidden: &Tensor,
+    offset: usize,
+    text: &[u32],
+    eot: u32,
+) -> Result<Vec<f32>, ModelError> {
+    let mut probabilities = Vec::with_capacity(text.len());
+    for (n, ids) in text.chunks(PROBABILITY_ROWS as usize).enumerate() {
+        let from = offset as i64 + n as i64 * PROBABILITY_ROWS;
+        let ids: Vec<i64> = ids.iter().map(|&t| i64::from(t)).collect();
+        let rows = hidden
+            .f_narrow(1, from, ids.len() as i64)
+            .map_err(torch("word probabilities"))?;
+        let chunk: Vec<f32> = model
+            .logits(&rows)?
+            .f_narrow(2, 0, i64::from(eot))
+            .and_then(|l| l.f_log_softmax(-1, Kind::Float))
+            .and_then(|l| l.f_gather(2, &Tensor::from_slice(&ids).view([1, -1, 1]), false))
+            .and_then(|p| p.f_exp())
+            .and_then(|p| p.f_flatten(0, -1))
+            .and_then(|p| p.f_to_device(tch::Device::Cpu))
+            .and_then(|p| Vec::<f32>::try_from(&p))
+            .map_err(torch("word probabilities"))?;
+        probabilities.extend(chunk);
+    }
+    Ok(probabilities)
 }
 
 #[cfg(test)]
