@@ -408,14 +408,17 @@ fn rows_to_vecs(logits: &Tensor) -> Result<Vec<Vec<f32>>, ModelError> {
     };
     let size = logits.size();
     let vocab = *size.last().unwrap_or(&0) as usize;
-    let flat = logits
+    let rows = logits
         .f_to_device(tch::Device::Cpu)
         .and_then(|l| l.f_to_kind(Kind::Float))
         .and_then(|l| l.f_contiguous())
-        .and_then(|l| l.f_view([-1]))
+        .and_then(|l| l.f_view([-1, vocab.max(1) as i64]))
         .map_err(torch)?;
-    let data: Vec<f32> = Vec::<f32>::try_from(&flat).map_err(torch)?;
-    Ok(data.chunks(vocab.max(1)).map(|c| c.to_vec()).collect())
+    // Row by row: a draft's first call has ~40 rows of 51865 logits (8 MB), and a copy of
+    // them all besides the rows held that much more at once.
+    (0..rows.size()[0])
+        .map(|row| Vec::<f32>::try_from(&rows.get(row)).map_err(torch))
+        .collect()
 }
 
 #[cfg(test)]
