@@ -22,6 +22,9 @@
 //! A recording's life here, from [`RecorderCommand::Start`] to the [`RecorderEvent::Audio`]
 //! that hands it on (the app's `recordings` store owns it from then until it is deleted):
 //! - **Stop** (key-up): the tail is recorded, then the audio and its journal are handed on.
+//!   The tail is a state of the recorder's loop, not a wait: a **Start** in it (the key
+//!   pressed again at once) ends that recording there, so that what is said from the new
+//!   key-down on is the new recording's (it went to the end of the last one before).
 //! - **Cancel** (a tap: the person's own choice) is the only end that deletes the audio.
 //! - **The microphone fails** (a driver error, unplugged, or no audio for [`STALL`]):
 //!   [`RecorderEvent::Failed`] says so, and what was recorded until then is handed on as if
@@ -240,6 +243,20 @@ struct RecorderThread {
     /// end of a long recording then convert only the newest samples (converting all of a
     /// 110 s recording at key-up took ~0.1 s, growing with the length).
     converted: Option<Resampler>,
+    /// The current recording's key went up: its tail is being recorded.
+    ending: Option<Ending>,
+}
+
+/// A recording after its key-up, while its [`TAIL`] is recorded.
+#[derive(Debug, Clone, Copy)]
+struct Ending {
+    /// The head's length at the device's rate (what [`RecorderThread::tail_can_end`] judges).
+    head_len: usize,
+    /// When the tail may end early ([`FIRST_TAIL`], asked once), and when it ends ([`TAIL`]).
+    first_tail_at: Instant,
+    tail_at: Instant,
+    /// Whether the early end was asked about (and declined).
+    asked_early: bool,
 }
 
 impl RecorderThread {
@@ -262,6 +279,7 @@ impl RecorderThread {
             journal: None,
             deferred: Vec::new(),
             converted: None,
+            ending: None,
         }
     }
 
@@ -272,14 +290,24 @@ impl RecorderThread {
             }
         }
         loop {
-            match commands.recv_timeout(PAUSE_CHECK) {
-                Err(RecvTimeoutError::Disconnected) => break,
+            match commands.recv_timeout(self.next_wait()) {
+                Err(RecvTimeoutError::Disconnected) => {
+                    // The key went up just before the app quit: its tail, then its audio.
+                    while self.ending.is_some() {
+                        std::thread::sleep(self.next_wait());
+                        self.end_tail_when_due();
+                    }
+                    break;
+                }
                 Ok(command) => self.handle(command),
                 Err(RecvTimeoutError::Timeout) => {}
             }
             self.watch();
-            self.report_level();
-            self.notice_pause();
+            self.end_tail_when_due();
+            if self.ending.is_none() {
+                self.report_level();
+                self.notice_pause();
+            }
             self.write_journal();
             self.convert_new_audio();
         }
@@ -328,13 +356,22 @@ impl RecorderThread {
 
     fn start(&mut self, id: u64, journal: Option<&Path>) {
         if let Some(earlier) = self.current {
-            // Not sent by the app (it stops one recording before it starts the next): kept
-            // all the same, never dropped.
-            tracing::warn!(
-                earlier = earlier.id,
-                id,
-                "a recording started while another was going on: the earlier one ends here"
-            );
+            if self.ending.is_some() {
+                // The key went down again in the last recording's tail: it ends here.
+                tracing::info!(
+                    earlier = earlier.id,
+                    id,
+                    "a recording started in the last one's tail: the tail ends here"
+                );
+            } else {
+                // Not sent by the app (it stops one recording before it starts the next):
+                // kept all the same, never dropped.
+                tracing::warn!(
+                    earlier = earlier.id,
+                    id,
+                    "a recording started while another was going on: the earlier one ends here"
+                );
+            }
             self.end_recording(true);
         }
         if self.stream.is_none() {
@@ -386,27 +423,65 @@ impl RecorderThread {
     }
 
     fn stop(&mut self, id: u64, deliver: bool) {
-        if self.current.is_none_or(|c| c.id != id) {
+        if self.current.is_none_or(|c| c.id != id) || self.ending.is_some() {
             return;
         }
         if deliver {
             let head_len = self.emit_head(id);
-            std::thread::sleep(FIRST_TAIL);
-            if !self.tail_can_end(head_len) {
-                std::thread::sleep(TAIL.saturating_sub(FIRST_TAIL));
-            }
-            self.watch();
-            if self.current.is_none() {
-                return; // the microphone failed during the tail: what it recorded went on
-            }
+            let now = Instant::now();
+            self.ending = Some(Ending {
+                head_len,
+                first_tail_at: now + FIRST_TAIL,
+                tail_at: now + TAIL,
+                asked_early: false,
+            });
+            return;
         }
         self.end_recording(deliver);
+    }
+
+    /// How long the loop waits for a command: [`PAUSE_CHECK`], or less when the tail being
+    /// recorded is due sooner.
+    fn next_wait(&self) -> Duration {
+        let Some(ending) = self.ending else {
+            return PAUSE_CHECK;
+        };
+        let due = if ending.asked_early {
+            ending.tail_at
+        } else {
+            ending.first_tail_at
+        };
+        due.saturating_duration_since(Instant::now())
+            .min(PAUSE_CHECK)
+    }
+
+    /// Ends the recording whose tail is recorded once the tail is done: at [`FIRST_TAIL`] when
+    /// [`Self::tail_can_end`] says so then, else at [`TAIL`].
+    fn end_tail_when_due(&mut self) {
+        let Some(ending) = self.ending.as_mut() else {
+            return;
+        };
+        let now = Instant::now();
+        if now < ending.first_tail_at {
+            return;
+        }
+        if !ending.asked_early {
+            ending.asked_early = true;
+            let head_len = ending.head_len;
+            if self.tail_can_end(head_len) {
+                return self.end_recording(true);
+            }
+        }
+        if self.ending.is_some_and(|e| now >= e.tail_at) {
+            self.end_recording(true);
+        }
     }
 
     /// Ends the current recording: its audio and journal are handed on as
     /// [`RecorderEvent::Audio`] (`deliver`), or thrown away (a cancel). Then the microphone
     /// changes asked for meanwhile apply.
     fn end_recording(&mut self, deliver: bool) {
+        self.ending = None;
         let Some(current) = self.current.take() else {
             return;
         };

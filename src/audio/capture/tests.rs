@@ -454,3 +454,80 @@ fn a_pause_that_holds_is_reported_once_with_the_audio_that_shows_it() {
     });
     recorder.send(RecorderCommand::Cancel { id: 7 });
 }
+
+/// The key pressed again at once, in the last recording's tail: what is said from the new
+/// key-down on is the new recording's. Before, the recorder slept through the tail (0.15–0.3
+/// s) with the new start waiting, and the first words of the next dictation went to the end
+/// of the last one. A microphone that keeps sending (a thread feeding 20 ms blocks) switches
+/// to a louder sound as the key goes down again.
+#[test]
+fn a_start_in_the_tail_ends_the_last_recording_there() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let source = Scripted::default();
+    let (recorder, rx) = spawn(&source, "mic");
+    recorder.send(RecorderCommand::Start {
+        id: 1,
+        journal: None,
+    });
+    started(&rx);
+    let feed = source.feed();
+    let (loud, done) = (
+        Arc::new(AtomicBool::new(false)),
+        Arc::new(AtomicBool::new(false)),
+    );
+    let feeder = {
+        let (loud, done) = (Arc::clone(&loud), Arc::clone(&done));
+        std::thread::spawn(move || {
+            let mut i = 0usize;
+            while !done.load(Ordering::Relaxed) {
+                let amplitude = if loud.load(Ordering::Relaxed) {
+                    0.6
+                } else {
+                    0.3
+                };
+                let block: Vec<f32> = (i..i + 320)
+                    .map(|n| amplitude * (n as f32 * 0.07).sin())
+                    .collect();
+                feed.push(block.into_iter());
+                i += 320;
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        })
+    };
+    std::thread::sleep(Duration::from_millis(600));
+    recorder.send(RecorderCommand::Stop { id: 1 });
+    loud.store(true, Ordering::Relaxed);
+    recorder.send(RecorderCommand::Start {
+        id: 2,
+        journal: None,
+    });
+    std::thread::sleep(Duration::from_millis(600));
+    recorder.send(RecorderCommand::Stop { id: 2 });
+    let loud_blocks = |samples: &[f32]| {
+        samples
+            .chunks(320)
+            .filter(|b| b.iter().any(|x| x.abs() > 0.45))
+            .count()
+    };
+    let (first_id, first, _) = audio(&rx);
+    let (second_id, second, _) = audio(&rx);
+    done.store(true, Ordering::Relaxed);
+    feeder.join().unwrap();
+    assert_eq!((first_id, second_id), (1, 2));
+    assert!(
+        first.len() >= RATE as usize / 2,
+        "the first recording kept its speech: {} samples",
+        first.len()
+    );
+    // One block may land before the start is handled; the tail alone was 8–15.
+    assert!(
+        loud_blocks(&first) <= 2,
+        "{} blocks of the next dictation at the end of the last one",
+        loud_blocks(&first)
+    );
+    assert!(
+        loud_blocks(&second) >= 25,
+        "the next dictation holds what was said from its key-down: {} blocks",
+        loud_blocks(&second)
+    );
+}
