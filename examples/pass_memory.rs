@@ -10,13 +10,12 @@
 //! The CPU class is printed first; `WHISPER_DICTATION_CPU_BF16=0 ONEDNN_MAX_CPU_ISA=AVX2
 //! ATEN_CPU_CAPABILITY=avx2` make a bf16 machine compute as one without.
 
+#[path = "support/app_layout.rs"]
+mod app_layout;
+
 use std::path::PathBuf;
-use tch::Kind;
 use whisper_dictation::audio::wav::read_wav_16k;
-use whisper_dictation::device::cpu_class::CpuClass;
-use whisper_dictation::whisper::{
-    Engine, LoadOptions, PaddingEncoding, StepWeights, TranscribeParams,
-};
+use whisper_dictation::whisper::{PaddingEncoding, TranscribeParams};
 
 const RATE: usize = 16_000;
 
@@ -45,26 +44,7 @@ fn main() -> anyhow::Result<()> {
     tch::set_num_threads(2);
     let mut args = std::env::args().skip(1);
     let repeats: usize = args.next().map_or(Ok(3), |n| n.parse())?;
-    let dir = args.next().map(PathBuf::from).unwrap_or_else(|| {
-        whisper_dictation::paths::models_dir()
-            .map(|d| d.join("base"))
-            .unwrap_or_else(|_| PathBuf::from("base"))
-    });
-    let class = CpuClass::detect();
-    println!("CPU: {class} ({})", class.app_layout());
-    let kind = if class.native_bf16 {
-        Kind::BFloat16
-    } else {
-        Kind::Float
-    };
-    let engine = Engine::load(
-        &dir,
-        &LoadOptions {
-            kind,
-            steps: StepWeights::Int8,
-            ..LoadOptions::default()
-        },
-    )?;
+    let engine = app_layout::load_engine(args.next())?;
     println!(
         "loaded: resident {:.0} MB, peak {:.0} MB",
         status_mb("VmRSS:"),
