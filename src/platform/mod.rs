@@ -340,8 +340,8 @@ pub fn release_freed_memory() {
 }
 
 /// Bounds glibc's malloc to two arenas (its default is up to 8 per core), unless the user set
-/// `MALLOC_ARENA_MAX` (glibc then reads it). Each thread that allocates can get an arena of its own, and freed
-/// tensors stay in the arena that held them: on the test desktop the peak of a 60 / 110 s
+/// `MALLOC_ARENA_MAX` (glibc then reads it). Each thread that allocates can get an arena of
+/// its own, and freed tensors stay in the arena that held them: on the test desktop the peak of a 60 / 110 s
 /// dictation without pauses was 532–543 / 564–569 MB with two arenas against 556–565 / 595–603
 /// MB without, resident after it 437 against 457–471 MB, app CPU the same (three runs each,
 /// BENCHMARKS.md, "Both CPU classes on one machine"). Call first in `main`, before any thread

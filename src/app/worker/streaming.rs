@@ -132,9 +132,9 @@ impl WorkerThread {
 
     /// A pass over the audio so far of a recording (see the module doc), unless `keep_going`
     /// stops it first; [`Self::commit_held_pause`] has been called for it. One that would hear
-    /// more than [`SETTLING_FROM`] and ends in a pause settles first at a word gap, one that
-    /// does not end in a pause (a stride's) at a sentence end, when settling makes it start
-    /// [`SETTLING_SAVES`] later ([`Self::settled_pass`]).
+    /// more than [`SETTLING_FROM`] and ends in a pause settles first at a word gap, any other
+    /// (a stride's, or a shorter one at a pause) at a sentence end, when settling makes it
+    /// start [`SETTLING_SAVES`] later ([`Self::settled_pass`]).
     fn transcribe_early(&mut self, job: Job, keep_going: &mut dyn FnMut() -> bool) {
         let JobAudio::Recorded(samples) = &job.audio else {
             return;
@@ -485,11 +485,12 @@ const SETTLING_FROM: usize = 10 * SAMPLE_RATE as usize;
 /// See [`SETTLING_FROM`]: the pass then hears that much less again, and the settling's risk (a
 /// cut agreed with by one pass only) buys a pass ~0.5 s shorter on a 2-core CPU.
 ///
-/// A stride's pass (speech without a pause) settles at the last pass's last sentence end a
-/// second or more before its end, at any length: without it, the pass that commits a sentence by
-/// agreement hears it all again with the ~3 s after it, and every sentence was heard by two
-/// passes of ~8–10 s (the streaming harness's 35 s clip without pauses: all passes 2.89x the
-/// whole file's engine time; settled, 2.36x, the same words, cuts and committed-word lag).
+/// Any other pass (a stride's, or one at a pause of up to [`SETTLING_FROM`]: in speech without
+/// pauses the recorder still finds ~0.15 s ones) settles at the last pass's last sentence end a
+/// second or more before its end: without it, the pass that commits a sentence by agreement
+/// hears it all again with the ~3 s after it, and every sentence was heard by two passes of
+/// ~8–10 s (the streaming harness's 35 s clip without pauses: all passes 2.89x the whole file's
+/// engine time; strides settled, 2.46x; short pause passes too, 2.33x; the same words and cuts).
 /// The settled pass checks the last ~2 s of the committed words (it hears them again and must
 /// write them) and its first words after the cut ([`Stream::rest_after_settling`]).
 const SETTLING_SAVES: usize = 3 * SAMPLE_RATE as usize;

@@ -5,8 +5,8 @@
 //! Three passes settle: key-up's, when audio after the last pass is left to transcribe; the
 //! pass at the pause that ends a stretch of speech that had none to commit at
 //! ([`Stream::take_settled_pass`]): without it that pass heard everything since the last
-//! commit (10–15 s, 1.5–2.2 s of a 2-core CPU) and key-up waited for it; and a stride's pass
-//! in speech without pauses, at the last pass's last sentence end only
+//! commit (10–15 s, 1.5–2.2 s of a 2-core CPU) and key-up waited for it; and any other pass
+//! (a stride's, or a short one at a pause), at the last pass's last sentence end only
 //! ([`Stream::settled_at_sentence_end`]): without it the pass that commits a sentence by
 //! agreement hears all of it again. When they disagree, the worker transcribes from the last
 //! commit instead.
@@ -31,7 +31,7 @@ impl Stream {
     }
 
     /// [`Self::settled_by_last_pass`] up to a sentence end only
-    /// ([`words::settle_at_sentence_end`]): a stride's pass.
+    /// ([`words::settle_at_sentence_end`]): any pass but key-up's and a long one at a pause.
     pub fn settled_at_sentence_end(&self, recording: &[f32], wording: &Wording) -> Option<Stream> {
         self.settled_by(recording, wording, words::settle_at_sentence_end)
     }
