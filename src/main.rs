@@ -9,6 +9,7 @@ use clap::Parser;
 fn main() {
     whisper_dictation::platform::prefer_sleeping_compute_threads();
     whisper_dictation::platform::bound_allocator_arenas();
+    whisper_dictation::platform::skip_opengl();
     // Before any computation: oneDNN keeps the kernels of a few passes, not of every length
     // a dictation had.
     whisper_dictation::device::kernel_cache::bound();

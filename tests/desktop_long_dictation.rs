@@ -15,7 +15,8 @@
 //! the app logs none), and the committed-word lag while the key is held (p50 / p95: from when a
 //! word was spoken, by the clip's sentence times, to the commit line that committed it).
 //!
-//! Asserts the words (WER ≤ [`MAX_WER_PERCENT`]), that the text was pasted, prints whether the
+//! Asserts that the app loaded no OpenGL driver (it draws nothing with GL; Mesa's costs 43 MB),
+//! the words (WER ≤ [`MAX_WER_PERCENT`]), that the text was pasted, prints whether the
 //! resident size right after each dictation is over [`MAX_RESIDENT_MB`] (as BENCHMARKS.md has measured it
 //! since issue 16; the peak during a dictation is printed: with the app before streaming commit
 //! it was 514–679 MB, 5 s to 110 s), that every cut kept its words, and that the pauseless clips
@@ -160,6 +161,21 @@ fn status_mb(pid: u32, field: &str) -> u64 {
                 .and_then(|kb| kb.parse::<u64>().ok())
         })
         .map_or(0, |kb| kb / 1024)
+}
+
+/// The OpenGL driver files process `pid` has mapped (Mesa's drivers and its LLVM, GLX).
+fn opengl_libraries(pid: u32) -> Vec<String> {
+    let maps = fs::read_to_string(format!("/proc/{pid}/maps")).unwrap_or_default();
+    let mut found: Vec<String> = maps
+        .lines()
+        .filter_map(|line| line.split_whitespace().nth(5))
+        .filter(|path| {
+            path.contains("/dri/") || path.contains("libLLVM") || path.contains("libGLX_mesa")
+        })
+        .map(str::to_string)
+        .collect();
+    found.dedup();
+    found
 }
 
 /// The machine's 1-minute load average (other work slows the app: the timings need it).
@@ -566,6 +582,13 @@ fn long_dictations_are_pasted_with_their_words() {
         "app ready after {:.1} s, resident {} MB",
         ready.as_secs_f64(),
         status_mb(app.pid(), "VmRSS:")
+    );
+    // Nothing in the app draws with OpenGL: GTK must not have loaded a GL driver (Mesa's
+    // software driver maps its LLVM, 43 MB of resident size).
+    let gl_libraries = opengl_libraries(app.pid());
+    assert!(
+        gl_libraries.is_empty(),
+        "the app loaded OpenGL: {gl_libraries:?}"
     );
 
     let mut rows = Vec::new();

@@ -83,7 +83,12 @@ impl WindowProcess {
         if !program.is_file() {
             return Err(StartError::Missing(program.to_path_buf()));
         }
-        let mut child = Command::new(program)
+        let mut command = Command::new(program);
+        if crate::platform::opengl_skipped_here() {
+            // The app's own setting (it draws nothing with GL), not the webview's to inherit.
+            command.env_remove(crate::platform::GDK_GL);
+        }
+        let mut child = command
             // WebKitGTK draws the page without its GPU compositor: a list and a form need
             // none, and the window paints sooner (202 against 240 ms to first paint measured
             // when the window was in the app's process, where the switch would have been the
