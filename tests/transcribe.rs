@@ -821,6 +821,66 @@ fn fast_encoding_computes_the_audio_and_takes_the_padding_from_the_primer() {
     assert!(matches!(stopped, Err(ModelError::Stopped)));
 }
 
+/// The primed model keeps one window of cross-attention keys/values and writes each pass's
+/// audio into it: passes of other lengths, a shorter one after a longer one (whose audio took
+/// padding rows that must be put back), and a pass asked for while an earlier pass's keys are
+/// still alive (they view the window) all get the keys of their whole product.
+#[test]
+fn passes_of_any_length_get_their_own_cross_attention_keys() {
+    use whisper_dictation::whisper::mel::{log_mel_spectrogram, N_FRAMES};
+    use whisper_dictation::whisper::model::AudioKeys;
+    use whisper_dictation::whisper::{primer, Engine, LoadOptions};
+    let _no_grad = tch::no_grad_guard();
+    let engine = Engine::load(&common::model_dir("tiny.en"), &LoadOptions::default())
+        .expect("tiny.en loads");
+    let model = engine.model();
+    primer::prime(model).expect("primes");
+    let audio = clip("en_long_50s.wav");
+    let features = |seconds: usize| {
+        let mel = log_mel_spectrogram(&audio[..seconds * 16_000], model.dims().n_mels);
+        let window = mel.window(0, mel.n_frames);
+        let input = tch::Tensor::from_slice(&window).view([1, mel.n_mels as i64, N_FRAMES as i64]);
+        let features = model
+            .encode_audio_while(&input, mel.n_frames, &mut || true)
+            .expect("encodes");
+        assert!(
+            features.primed_from().is_some(),
+            "{seconds} s: fast encoding"
+        );
+        features
+    };
+    let furthest = |a: &AudioKeys, b: &AudioKeys| {
+        a.layers()
+            .iter()
+            .zip(b.layers())
+            .flat_map(|((ka, va), (kb, vb))| [(ka, kb), (va, vb)])
+            .map(|(x, y)| {
+                assert_eq!(x.size(), y.size());
+                (x - y).abs().max().double_value(&[])
+            })
+            .fold(0.0, f64::max)
+    };
+    let mut held = Vec::new();
+    for (seconds, hold) in [(6, false), (20, false), (9, false), (4, true), (12, false)] {
+        let features = features(seconds);
+        let keys_of = model.audio_keys_of(&features).expect("keys");
+        let whole = model.audio_keys(features.states()).expect("keys");
+        let apart = furthest(&keys_of, &whole);
+        assert!(apart < 1e-3, "{seconds} s: {apart} from the whole product");
+        if hold {
+            held.push((seconds, keys_of, whole));
+        }
+    }
+    // The held pass's keys were not overwritten by the pass after it.
+    for (seconds, keys_of, whole) in &held {
+        let apart = furthest(keys_of, whole);
+        assert!(
+            apart < 1e-3,
+            "held {seconds} s: {apart} from the whole product"
+        );
+    }
+}
+
 /// The fast encoding keeps the defences against text on no speech: digital silence,
 /// near-silent noise and empty audio give no text, and a tenth of a second of speech at most
 /// a word or two with the app's rules. With OpenAI's rules (the hottest attempt kept) such a

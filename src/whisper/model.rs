@@ -16,7 +16,7 @@ use super::layers::{
     attention, conv1d, cross_attention, encoder_block, layer_norm, linear, merge_heads, mlp,
     qkv_heads, split_heads,
 };
-use super::padding::{PrimedPadding, PADDING_MARGIN_POSITIONS};
+use super::padding::{PrimedPadding, WindowCrossKv, PADDING_MARGIN_POSITIONS};
 use super::quant::Int8Rows;
 use super::weights::{DecoderBlock, SelfAttention, StepWeights, Weight, WhisperWeights};
 use tch::{Device, Kind, TchError, Tensor};
@@ -111,6 +111,8 @@ impl AudioFeatures {
 /// layer (see [`Whisper::audio_keys`]).
 pub struct AudioKeys {
     layers: Vec<(Tensor, Tensor)>,
+    /// Held while the keys view the model's kept window ([`WindowCrossKv`]).
+    _lent: Option<std::sync::Arc<()>>,
 }
 
 impl AudioKeys {
@@ -343,13 +345,7 @@ impl Whisper {
             layer_norm(&x, &self.weights.encoder.ln_post, "encoder ln_post")?,
             1,
         )?;
-        let cross_kv = self
-            .weights
-            .decoder
-            .blocks
-            .iter()
-            .map(|block| self.cross_kv(block, &output))
-            .collect::<Result<Vec<_>>>()?;
+        let cross_kv = self.window_cross_kv(&output, first)?;
         let primed = PrimedPadding {
             floor,
             first,
@@ -485,36 +481,85 @@ impl Whisper {
             .map(|block| self.cross_kv(block, audio_features))
             .map(|kv| self.split_cross_kv(kv?))
             .collect::<Result<Vec<_>>>()?;
-        Ok(AudioKeys { layers })
+        Ok(AudioKeys {
+            layers,
+            _lent: None,
+        })
     }
 
     /// [`Self::audio_keys`] of [`Self::encode_audio_while`]'s features: the primed padding's
-    /// rows of each product are the primer's, computed when it was primed, so only the audio's
-    /// positions are multiplied.
+    /// rows of each product are the primer's, computed when it was primed and kept in the
+    /// model's window ([`WindowCrossKv`]), so only the audio's positions are multiplied and
+    /// written there, and the keys are views of it. While an earlier pass's keys are alive the
+    /// window is theirs, and the keys are computed whole.
     pub fn audio_keys_of(&self, features: &AudioFeatures) -> Result<AudioKeys> {
         let (Some(from), Some(primed)) = (features.primed_from, self.primed.get()) else {
             return self.audio_keys(&features.states);
         };
+        let window = &primed.cross_kv;
+        if window.is_lent() {
+            return self.audio_keys(&features.states);
+        }
         let audio = features
             .states
             .f_narrow(1, 0, from)
             .stage("cross-attention kv")?;
+        let stale = window.stale_padding(from);
+        // Until every block's rows are written, a later pass must treat the rows this one may
+        // have touched as stale.
+        window.audio_written_before(stale.map_or(from, |(start, count)| start + count));
         let layers = self
             .weights
             .decoder
             .blocks
             .iter()
-            .zip(&primed.cross_kv)
-            .map(|(block, padding)| {
-                let padding = primed
-                    .rows_from(padding, 1, from)
-                    .stage("encoder padding")?;
-                let kv = Tensor::f_cat(&[self.cross_kv(block, &audio)?, padding], 1)
+            .zip(&window.layers)
+            .map(|(block, rows)| {
+                if let Some((start, count)) = stale {
+                    let padding = primed
+                        .rows_from(&primed.output, 1, start)
+                        .and_then(|p| p.f_narrow(1, 0, count))
+                        .stage("encoder padding")?;
+                    let products = self.cross_kv(block, &padding)?;
+                    rows.f_narrow(1, start, count)
+                        .and_then(|mut r| r.f_copy_(&products))
+                        .stage("cross-attention kv")?;
+                }
+                let products = self.cross_kv(block, &audio)?;
+                rows.f_narrow(1, 0, from)
+                    .and_then(|mut r| r.f_copy_(&products))
                     .stage("cross-attention kv")?;
-                self.split_cross_kv(kv)
+                self.split_cross_kv(rows.shallow_clone())
             })
             .collect::<Result<Vec<_>>>()?;
-        Ok(AudioKeys { layers })
+        window.audio_written_before(from);
+        Ok(AudioKeys {
+            layers,
+            _lent: Some(window.lend()),
+        })
+    }
+
+    /// The window [`Self::audio_keys_of`] keeps: per decoder block, zeros in the decoder's kind
+    /// but for the padding's products (of `output`, the encoder's states from `first` on).
+    fn window_cross_kv(&self, output: &Tensor, first: i64) -> Result<WindowCrossKv> {
+        let dims = &self.weights.dims;
+        let (ctx, width) = (dims.n_audio_ctx as i64, 2 * dims.n_text_state as i64);
+        let layers = self
+            .weights
+            .decoder
+            .blocks
+            .iter()
+            .map(|block| {
+                let rows = Tensor::f_zeros([1, ctx, width], (self.decoder_kind, self.device))
+                    .stage("cross-attention kv")?;
+                let products = self.cross_kv(block, output)?;
+                rows.f_narrow(1, first, ctx - first)
+                    .and_then(|mut r| r.f_copy_(&products))
+                    .stage("priming the padding")?;
+                Ok(rows)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(WindowCrossKv::new(layers, first))
     }
 
     /// One decoder block's cross-attention key/value product `[b, t, 2·d]`, in the model's

@@ -37,9 +37,9 @@ pub struct PrimedPadding {
     pub keys: Vec<(Tensor, Tensor)>,
     /// The encoder's output `[1, ctx - first, d]`.
     pub output: Tensor,
-    /// Per decoder block: the cross-attention key/value product of the output
-    /// `[1, ctx - first, 2·d]` (see [`Whisper::audio_keys_of`](super::model::Whisper::audio_keys_of)).
-    pub cross_kv: Vec<Tensor>,
+    /// The cross-attention keys/values of a whole window, whose padding rows are the output's
+    /// (see [`Whisper::audio_keys_of`](super::model::Whisper::audio_keys_of)).
+    pub cross_kv: WindowCrossKv,
 }
 
 impl PrimedPadding {
@@ -72,6 +72,55 @@ impl PrimedPadding {
     }
 }
 
+/// Per decoder block, the cross-attention key/value product `[1, ctx, 2·d]` of a whole window,
+/// in the decoder's kind, kept from pass to pass: its rows from `first` on are the primed
+/// padding's, written once, but for the rows a pass's audio took (`first..audio_end`, put back
+/// by the next shorter pass). A pass writes only its audio's rows into it, and its keys are
+/// views of it: each pass used to join the padding's rows to its audio's in a new window
+/// (6 × 1500 × 1024 float32 for `base`, 37 MB on every pass's peak).
+pub struct WindowCrossKv {
+    /// Per decoder block: `[1, ctx, 2·d]`.
+    pub layers: Vec<Tensor>,
+    /// The end of the rows past `first` that hold the last pass's audio, not the padding's.
+    audio_end: std::cell::Cell<i64>,
+    /// Held by every [`AudioKeys`](super::model::AudioKeys) that views the rows: while one is
+    /// alive, a new pass must not write them.
+    lent: std::sync::Arc<()>,
+}
+
+impl WindowCrossKv {
+    /// `layers` whose rows from `first` on are the padding's.
+    pub fn new(layers: Vec<Tensor>, first: i64) -> Self {
+        WindowCrossKv {
+            layers,
+            audio_end: std::cell::Cell::new(first),
+            lent: std::sync::Arc::new(()),
+        }
+    }
+
+    /// Whether keys of an earlier pass still view the rows.
+    pub fn is_lent(&self) -> bool {
+        std::sync::Arc::strong_count(&self.lent) > 1
+    }
+
+    /// A token for keys that view the rows (see [`Self::is_lent`]).
+    pub fn lend(&self) -> std::sync::Arc<()> {
+        self.lent.clone()
+    }
+
+    /// The padding rows a pass whose audio takes the rows before `from` must put back first
+    /// (the last pass's audio took them): `(from, count)`, or `None`.
+    pub fn stale_padding(&self, from: i64) -> Option<(i64, i64)> {
+        let end = self.audio_end.get();
+        (end > from).then_some((from, end - from))
+    }
+
+    /// Records that the rows before `from` now hold a pass's audio, and the rest the padding.
+    pub fn audio_written_before(&self, from: i64) {
+        self.audio_end.set(from);
+    }
+}
+
 impl std::fmt::Debug for PrimedPadding {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PrimedPadding")
@@ -92,7 +141,7 @@ mod tests {
             first: 274,
             keys: Vec::new(),
             output: Tensor::new(),
-            cross_kv: Vec::new(),
+            cross_kv: WindowCrossKv::new(Vec::new(), 274),
         };
         // Up to the primer's length: the primer's positions and the margin.
         assert_eq!(primed.positions_for(0), 274);
@@ -115,5 +164,36 @@ mod tests {
             let positions = primed.positions_for(frames);
             assert!(positions >= frames.div_ceil(2) as i64 + PADDING_MARGIN_POSITIONS);
         }
+    }
+}
+
+#[cfg(test)]
+mod window_tests {
+    use super::*;
+
+    #[test]
+    fn a_shorter_pass_puts_back_the_padding_rows_the_last_pass_took() {
+        let window = WindowCrossKv::new(Vec::new(), 274);
+        // Fresh: every row from `first` on is the padding's.
+        assert_eq!(window.stale_padding(274), None);
+        assert_eq!(window.stale_padding(402), None);
+        window.audio_written_before(530);
+        // Longer or as long: the pass overwrites all it took.
+        assert_eq!(window.stale_padding(530), None);
+        assert_eq!(window.stale_padding(658), None);
+        // Shorter: rows 338..530 are the last pass's audio, not padding.
+        assert_eq!(window.stale_padding(338), Some((338, 192)));
+        window.audio_written_before(338);
+        assert_eq!(window.stale_padding(274), Some((274, 64)));
+    }
+
+    #[test]
+    fn rows_are_lent_while_keys_view_them() {
+        let window = WindowCrossKv::new(Vec::new(), 274);
+        assert!(!window.is_lent());
+        let token = window.lend();
+        assert!(window.is_lent());
+        drop(token);
+        assert!(!window.is_lent());
     }
 }
