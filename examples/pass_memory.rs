@@ -41,6 +41,7 @@ fn reset_peak() -> bool {
 fn main() -> anyhow::Result<()> {
     whisper_dictation::platform::prefer_sleeping_compute_threads();
     whisper_dictation::platform::bound_allocator_arenas();
+    whisper_dictation::device::kernel_cache::bound();
     tch::set_num_threads(2);
     let mut args = std::env::args().skip(1);
     let repeats: usize = args.next().map_or(Ok(3), |n| n.parse())?;
