@@ -109,7 +109,7 @@ impl CpuClass {
     /// The app's CPU layout for this class, in a few words (`whisper::model` has the details).
     pub fn app_layout(&self) -> &'static str {
         if self.native_bf16 {
-            "bf16 encoder, int8 token table and decoder MLPs, float32 elsewhere"
+            "bf16 encoder, int8 decoder weights, float32 elsewhere"
         } else {
             "float32, int8 decoder weights, encoder weights stored as float16 where exact"
         }

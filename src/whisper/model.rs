@@ -55,9 +55,8 @@ impl CacheLayout {
 /// projection (products over all 1500 audio positions) are bf16, about twice as fast as float32
 /// on AVX-512 BF16. A decoder step multiplies one row by every other decoder weight and by the
 /// 51865-row token table, which is bound by memory traffic, and single-row bf16 products are
-/// slow there: the table and the MLPs are int8 rows ([`Int8Rows`], a quarter of float32's
-/// bytes), the attention layers float32, and the activations (layer norms, attention, caches)
-/// float32. BENCHMARKS.md has the measurements: a `base` step 21 → 13 ms.
+/// slow there: the table, the MLPs and the attention projections are int8 rows ([`Int8Rows`],
+/// a quarter of float32's bytes), and the activations (layer norms, attention, caches) float32. BENCHMARKS.md has the measurements: a `base` step 21 → 13 ms.
 #[derive(Debug)]
 pub struct Whisper {
     /// All weights except the token embedding, which lives in `embedding`.
@@ -196,7 +195,7 @@ impl Whisper {
         if int8_steps {
             weights
                 .decoder
-                .quantize_steps(decoder_kind, float32_layout)
+                .quantize_steps(decoder_kind)
                 .stage("decoder layers to int8")?;
         }
         if float32_layout {
