@@ -56,7 +56,8 @@ impl CacheLayout {
 /// on AVX-512 BF16. A decoder step multiplies one row by every other decoder weight and by the
 /// 51865-row token table, which is bound by memory traffic, and single-row bf16 products are
 /// slow there: the table, the MLPs and the attention projections are int8 rows ([`Int8Rows`],
-/// a quarter of float32's bytes), and the activations (layer norms, attention, caches) float32. BENCHMARKS.md has the measurements: a `base` step 21 → 13 ms.
+/// a quarter of float32's bytes), and the activations (layer norms, attention, caches)
+/// float32. BENCHMARKS.md has the measurements: a `base` step 21 → 13 ms.
 #[derive(Debug)]
 pub struct Whisper {
     /// All weights except the token embedding, which lives in `embedding`.
@@ -133,6 +134,8 @@ pub struct DecoderState {
     causal: Option<Tensor>,
     /// The model's [`MaskedAttention`] when decoding started.
     kernel: MaskedAttention,
+    /// The keys' hold on the model's kept window, if `cross` views it (see [`AudioKeys`]).
+    _lent: Option<std::sync::Arc<()>>,
 }
 
 impl DecoderState {
@@ -637,6 +640,7 @@ impl Whisper {
             len: 0,
             causal,
             kernel: self.masked_attention,
+            _lent: keys._lent.clone(),
         })
     }
 

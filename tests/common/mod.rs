@@ -12,6 +12,17 @@ pub fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
 }
 
+/// A clip of `tests/fixtures/clips`, at 16 kHz mono.
+pub fn clip(name: &str) -> Vec<f32> {
+    let path = fixtures().join("clips").join(name);
+    whisper_dictation::audio::wav::read_wav_16k(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// What `pl_espeak.wav` says (tests/fixtures/clips/README.md).
+pub const POLISH_SENTENCE: &str =
+    "Jutro o dziesiątej mamy ważne spotkanie z zarządem w sali konferencyjnej.";
+
 pub fn model_dir(name: &str) -> PathBuf {
     let dir = whisper_dictation::paths::models_dir()
         .expect("a home directory")
