@@ -7,17 +7,10 @@
 
 mod common;
 
-use common::{clip, POLISH_SENTENCE};
-use whisper_dictation::whisper::{TranscribeParams, Transcript};
+use common::{clip, transcribe as run, POLISH_SENTENCE};
+use whisper_dictation::whisper::TranscribeParams;
 
 const SAMPLE_RATE: usize = 16_000;
-
-fn run(model: &'static str, audio: &[f32], params: &TranscribeParams) -> Transcript {
-    let engine = common::engine(model);
-    engine
-        .transcribe(audio, params)
-        .unwrap_or_else(|e| panic!("{model}: transcribe failed: {e}"))
-}
 
 /// `base` as the app loads it on this CPU: bf16 where the CPU has it natively, else float32
 /// with int8 step weights.

@@ -6,19 +6,12 @@
 
 mod common;
 
-use common::{clip, POLISH_SENTENCE};
+use common::{clip, transcribe as run, POLISH_SENTENCE};
 use whisper_dictation::whisper::{Task, TranscribeError, TranscribeParams, Transcript};
 
 const SAMPLE_RATE: usize = 16_000;
 /// Mel frames per second (hop of 160 samples at 16 kHz).
 const FRAMES_PER_SECOND: f32 = 100.0;
-
-fn run(model: &'static str, audio: &[f32], params: &TranscribeParams) -> Transcript {
-    let engine = common::engine(model);
-    engine
-        .transcribe(audio, params)
-        .unwrap_or_else(|e| panic!("{model}: transcribe failed: {e}"))
-}
 
 fn run_err(model: &'static str, audio: &[f32], params: &TranscribeParams) -> TranscribeError {
     let engine = common::engine(model);

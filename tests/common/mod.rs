@@ -19,6 +19,17 @@ pub fn clip(name: &str) -> Vec<f32> {
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// `audio` transcribed by the shared engine of `model` (see [`engine`]); panics on an error.
+pub fn transcribe(
+    model: &'static str,
+    audio: &[f32],
+    params: &whisper_dictation::whisper::TranscribeParams,
+) -> whisper_dictation::whisper::Transcript {
+    engine(model)
+        .transcribe(audio, params)
+        .unwrap_or_else(|e| panic!("{model}: transcribe failed: {e}"))
+}
+
 /// What `pl_espeak.wav` says (tests/fixtures/clips/README.md).
 pub const POLISH_SENTENCE: &str =
     "Jutro o dziesiątej mamy ważne spotkanie z zarządem w sali konferencyjnej.";
