@@ -26,17 +26,30 @@ const MAX_PHASES: usize = 1024;
 /// at time `n / to_hz`, so there is no delay. Samples outside the input are taken as zero.
 /// Equal rates return the input unchanged; a zero rate returns no samples.
 pub fn resample(samples: &[f32], from_hz: u32, to_hz: u32) -> Vec<f32> {
-    Resampler::new(from_hz, to_hz).finish(samples)
+    match Conversion::between(from_hz, to_hz) {
+        Conversion::Nothing => Vec::new(),
+        Conversion::Same => samples.to_vec(),
+        Conversion::Sinc(mut sinc) => {
+            let mut out = Vec::new();
+            sinc.run(samples, 0, &mut out, false);
+            out
+        }
+    }
 }
 
-/// [`resample`] of a recording that grows: each output sample is computed once, as soon as the
-/// input it depends on has arrived ([`Resampler::advance`]), so the recording so far at the new
-/// rate ([`Resampler::so_far`]) and the whole of it at the end ([`Resampler::finish`]) cost
-/// only the samples not converted yet instead of the whole recording again. Both equal
-/// [`resample`] of the input they are given, sample for sample. The input passed in must be the
-/// same recording each time, only longer.
+/// [`resample`] of a recording that arrives in pieces ([`Resampler::push`]): each output
+/// sample is computed once, as soon as the input it depends on has arrived, and the input is
+/// kept only while an output still to come reads it (the kernel's width, a few milliseconds),
+/// so a long recording is held once, at the new rate. The recording so far at the new rate
+/// ([`Resampler::so_far`]) and the whole of it at the end ([`Resampler::finish`]) equal
+/// [`resample`] of everything pushed, sample for sample.
 pub struct Resampler {
     conversion: Conversion,
+    /// The input an output still to come may read: the pushed samples from [`Self::kept_from`]
+    /// on.
+    input: Vec<f32>,
+    /// How many pushed samples came before `input`'s first.
+    kept_from: usize,
     /// The output samples no later input can change.
     out: Vec<f32>,
 }
@@ -47,6 +60,19 @@ enum Conversion {
     /// Equal rates: the input itself.
     Same,
     Sinc(Sinc),
+}
+
+impl Conversion {
+    fn between(from_hz: u32, to_hz: u32) -> Conversion {
+        if from_hz == 0 || to_hz == 0 {
+            Conversion::Nothing
+        } else if from_hz == to_hz {
+            Conversion::Same
+        } else {
+            let g = gcd(from_hz, to_hz);
+            Conversion::Sinc(Sinc::new((to_hz / g) as usize, (from_hz / g) as usize))
+        }
+    }
 }
 
 /// The windowed-sinc conversion and where its next output sample lies in the input.
@@ -81,17 +107,20 @@ impl Sinc {
         (len as u64 * self.up as u64).div_ceil(self.down as u64) as usize
     }
 
-    /// Appends to `out` (which holds every output before the next one) the outputs of
-    /// `input`, up to its [`Sinc::out_len`]; with `complete_only`, only those whose taps all
-    /// lie inside `input`.
-    fn run(&mut self, input: &[f32], out: &mut Vec<f32>, complete_only: bool) {
-        let out_len = self.out_len(input.len());
+    /// Appends to `out` (which holds every output before the next one) the outputs of the
+    /// input up to its [`Sinc::out_len`]; with `complete_only`, only those whose taps all lie
+    /// inside it. `input` is the input from its sample `offset` on: the samples before it are
+    /// no longer read (the first tap of the next output lies at or after `offset`), unless
+    /// `offset` is 0 (samples before the input's start are zero).
+    fn run(&mut self, input: &[f32], offset: usize, out: &mut Vec<f32>, complete_only: bool) {
+        let total = offset + input.len();
+        let out_len = self.out_len(total);
         while out.len() < out_len {
-            if complete_only && self.index + 1 + self.half_taps > input.len() {
+            if complete_only && self.index + 1 + self.half_taps > total {
                 break;
             }
             let row = self.table.taps_at(self.phase, self.up, &mut self.taps);
-            out.push(convolve(input, self.index, self.half_taps, row));
+            out.push(convolve(input, self.index - offset, self.half_taps, row));
             // Output n sits at input time n * down / up = index + phase / up.
             self.phase += self.down % self.up;
             self.index += self.down / self.up;
@@ -105,55 +134,67 @@ impl Sinc {
 
 impl Resampler {
     pub fn new(from_hz: u32, to_hz: u32) -> Resampler {
-        let conversion = if from_hz == 0 || to_hz == 0 {
-            Conversion::Nothing
-        } else if from_hz == to_hz {
-            Conversion::Same
-        } else {
-            let g = gcd(from_hz, to_hz);
-            Conversion::Sinc(Sinc::new((to_hz / g) as usize, (from_hz / g) as usize))
-        };
         Resampler {
-            conversion,
+            conversion: Conversion::between(from_hz, to_hz),
+            input: Vec::new(),
+            kept_from: 0,
             out: Vec::new(),
         }
     }
 
-    /// Converts the samples of `input` (the recording so far) that no later sample can change.
-    pub fn advance(&mut self, input: &[f32]) {
+    /// Takes the next samples of the recording and converts those no later sample can change.
+    pub fn push(&mut self, new: &[f32]) {
+        match &mut self.conversion {
+            Conversion::Nothing => {}
+            Conversion::Same => self.out.extend_from_slice(new),
+            Conversion::Sinc(sinc) => {
+                self.input.extend_from_slice(new);
+                sinc.run(&self.input, self.kept_from, &mut self.out, true);
+                // The next output's first tap; nothing before it is read again. Dropped in
+                // batches, not on every push.
+                let needed = (sinc.index + 1).saturating_sub(sinc.half_taps);
+                let unread = needed.saturating_sub(self.kept_from).min(self.input.len());
+                if unread > self.input.len() / 2 {
+                    self.input.drain(..unread);
+                    self.kept_from += unread;
+                }
+            }
+        }
+    }
+
+    /// How many samples were pushed.
+    pub fn pushed(&self) -> usize {
+        match self.conversion {
+            Conversion::Same => self.out.len(),
+            _ => self.kept_from + self.input.len(),
+        }
+    }
+
+    /// The output samples no later input can change: the recording at the new rate up to a few
+    /// milliseconds (the kernel's half width) before its end.
+    pub fn converted(&self) -> &[f32] {
+        &self.out
+    }
+
+    /// The recording so far at the new rate, as if it ended here.
+    pub fn so_far(&mut self) -> Vec<f32> {
+        let mut out = self.out.clone();
         if let Conversion::Sinc(sinc) = &mut self.conversion {
-            sinc.run(input, &mut self.out, true);
+            // The last few outputs read past the input's end: computed for this copy only,
+            // then the conversion goes on from where it was.
+            let (index, phase) = (sinc.index, sinc.phase);
+            sinc.run(&self.input, self.kept_from, &mut out, false);
+            (sinc.index, sinc.phase) = (index, phase);
         }
+        out
     }
 
-    /// `input` (the recording so far) at the new rate, as if it ended here.
-    pub fn so_far(&mut self, input: &[f32]) -> Vec<f32> {
-        self.advance(input);
-        match &mut self.conversion {
-            Conversion::Nothing => Vec::new(),
-            Conversion::Same => input.to_vec(),
-            Conversion::Sinc(sinc) => {
-                // The last few outputs read past the input's end: computed for this copy
-                // only, then the conversion goes on from where it was.
-                let (index, phase) = (sinc.index, sinc.phase);
-                let mut out = self.out.clone();
-                sinc.run(input, &mut out, false);
-                (sinc.index, sinc.phase) = (index, phase);
-                out
-            }
+    /// The whole recording (ended) at the new rate.
+    pub fn finish(mut self) -> Vec<f32> {
+        if let Conversion::Sinc(sinc) = &mut self.conversion {
+            sinc.run(&self.input, self.kept_from, &mut self.out, false);
         }
-    }
-
-    /// The whole of `input` (the recording, ended) at the new rate.
-    pub fn finish(mut self, input: &[f32]) -> Vec<f32> {
-        match &mut self.conversion {
-            Conversion::Nothing => Vec::new(),
-            Conversion::Same => input.to_vec(),
-            Conversion::Sinc(sinc) => {
-                sinc.run(input, &mut self.out, false);
-                self.out
-            }
-        }
+        self.out
     }
 }
 
@@ -344,7 +385,7 @@ mod tests {
     }
 
     #[test]
-    fn a_growing_recording_converted_as_it_comes_equals_converting_it_whole() {
+    fn a_recording_converted_as_it_comes_equals_converting_it_whole() {
         // 48 kHz (one phase), 44.1 kHz (441 phases), an odd rate (the interpolated table),
         // upsampling and equal rates; chunks as a microphone delivers them, and odd ones.
         for (from, chunk) in [
@@ -358,21 +399,29 @@ mod tests {
             let input = signal(from, 0.35);
             let mut resampler = Resampler::new(from, 16_000);
             let mut len = 0;
+            let mut most_kept = 0;
             while len < input.len() {
-                len = (len + chunk).min(input.len());
-                resampler.advance(&input[..len]);
+                let next = (len + chunk).min(input.len());
+                resampler.push(&input[len..next]);
+                len = next;
+                assert_eq!(resampler.pushed(), len);
+                most_kept = most_kept.max(resampler.input.len());
+                let whole = resample(&input[..len], from, 16_000);
+                let converted = resampler.converted();
+                assert_eq!(converted, &whole[..converted.len()], "{from} Hz at {len}");
                 if len % (3 * chunk) == 0 || len < 2 * chunk {
                     // A snapshot mid-recording: what resampling the prefix whole gives.
-                    let so_far = resampler.so_far(&input[..len]);
-                    assert_eq!(
-                        so_far,
-                        resample(&input[..len], from, 16_000),
-                        "{from} Hz at {len}"
-                    );
+                    assert_eq!(resampler.so_far(), whole, "{from} Hz at {len}");
                 }
             }
+            // The input is held for the kernel's width and a batch, not whole.
+            assert!(
+                most_kept < 2 * chunk.max(200) + 400,
+                "{from} Hz: {most_kept} of {} input samples held",
+                input.len()
+            );
             assert_eq!(
-                resampler.finish(&input),
+                resampler.finish(),
                 resample(&input, from, 16_000),
                 "{from} Hz whole"
             );
@@ -383,13 +432,17 @@ mod tests {
     fn a_snapshot_leaves_the_conversion_where_it_was() {
         let input = signal(48_000, 0.2);
         let mut resampler = Resampler::new(48_000, 16_000);
-        let first = resampler.so_far(&input[..3_000]);
-        let again = resampler.so_far(&input[..3_000]);
+        resampler.push(&input[..3_000]);
+        let first = resampler.so_far();
+        let again = resampler.so_far();
         assert_eq!(first, again);
-        assert_eq!(resampler.finish(&input), resample(&input, 48_000, 16_000));
+        resampler.push(&input[3_000..]);
+        assert_eq!(resampler.finish(), resample(&input, 48_000, 16_000));
         // Nothing recorded, or a zero rate: nothing.
-        assert!(Resampler::new(48_000, 16_000).finish(&[]).is_empty());
-        assert!(Resampler::new(0, 16_000).so_far(&input).is_empty());
+        assert!(Resampler::new(48_000, 16_000).finish().is_empty());
+        let mut zero = Resampler::new(0, 16_000);
+        zero.push(&input);
+        assert!(zero.so_far().is_empty());
     }
 
     #[test]

@@ -14,10 +14,14 @@
 //! disk. At key-up the rest is appended, and the journal is replaced by the recording at
 //! 16 kHz (what Whisper takes and what is kept), before the audio is handed on.
 //!
-//! The recording is converted to 16 kHz as it arrives, on the same turns
-//! ([`super::resample::Resampler`]): at key-up and for each snapshot of the audio so far, only
-//! the newest samples are left to convert, so the wait at key-up does not grow with the length
-//! of the recording (converting a 110 s recording whole took ~0.1 s there).
+//! The recording is taken from the input as it arrives, on the same turns: appended to the
+//! journal at the microphone's rate and converted to 16 kHz ([`super::resample::Resampler`]),
+//! which is all of it that stays in memory (the microphone's 48 kHz samples of a 110 s
+//! dictation were 21 MB more, held until key-up). At key-up and for each snapshot of the audio
+//! so far only the newest samples are left to convert, so the wait at key-up does not grow
+//! with the length of the recording (converting a 110 s recording whole took ~0.1 s there).
+//! The level, the pause checks and the tail's are measured on the 16 kHz audio: what Whisper
+//! hears, lagging the input by the converter's half width (under 2 ms).
 //!
 //! A recording's life here, from [`RecorderCommand::Start`] to the [`RecorderEvent::Audio`]
 //! that hands it on (the app's `recordings` store owns it from then until it is deleted):
@@ -225,7 +229,7 @@ struct RecorderThread {
     stream: Option<OpenStream>,
     stream_errors: (Sender<String>, Receiver<String>),
     current: Option<Current>,
-    /// Where the current recording's last snapshots ended (samples at the device's rate).
+    /// Where the current recording's last snapshots ended (samples at 16 kHz).
     marks: SnapshotMarks,
     /// The last snapshot was a pause's, of this many 16 kHz samples, and neither speech nor
     /// [`super::pause::PAUSE_HELD`] of quiet has been heard after it yet
@@ -234,8 +238,8 @@ struct RecorderThread {
     /// The current recording's loudest frame, measured as it arrives (the pause check's
     /// reference level).
     peak: RunningPeak,
-    /// The current recording's journal and how many of its samples are in it.
-    journal: Option<(JournalWriter, usize)>,
+    /// The current recording's journal (at the device's rate).
+    journal: Option<JournalWriter>,
     /// Microphone changes asked for during the current recording, applied in order once it
     /// has ended.
     deferred: Vec<RecorderConfig>,
@@ -243,6 +247,9 @@ struct RecorderThread {
     /// end of a long recording then convert only the newest samples (converting all of a
     /// 110 s recording at key-up took ~0.1 s, growing with the length).
     converted: Option<Resampler>,
+    /// An empty buffer with room, swapped with the input's for the audio that arrived since
+    /// the last turn ([`RecorderThread::take_new_audio`]).
+    spare: Vec<f32>,
     /// The current recording's key went up: its tail is being recorded.
     ending: Option<Ending>,
 }
@@ -250,7 +257,7 @@ struct RecorderThread {
 /// A recording after its key-up, while its [`TAIL`] is recorded.
 #[derive(Debug, Clone, Copy)]
 struct Ending {
-    /// The head's length at the device's rate (what [`RecorderThread::tail_can_end`] judges).
+    /// The head's length at 16 kHz (what [`RecorderThread::tail_can_end`] judges).
     head_len: usize,
     /// When the tail may end early ([`FIRST_TAIL`], asked once), and when it ends ([`TAIL`]).
     first_tail_at: Instant,
@@ -279,6 +286,7 @@ impl RecorderThread {
             journal: None,
             deferred: Vec::new(),
             converted: None,
+            spare: Vec::new(),
             ending: None,
         }
     }
@@ -302,19 +310,18 @@ impl RecorderThread {
                 Ok(command) => self.handle(command),
                 Err(RecvTimeoutError::Timeout) => {}
             }
+            self.take_new_audio();
             self.watch();
             self.end_tail_when_due();
             if self.ending.is_none() {
                 self.report_level();
                 self.notice_pause();
             }
-            self.write_journal();
-            self.convert_new_audio();
         }
         // Quitting: whatever is still recording stays in its journal (recovered at the next
         // start); the writer closes with the thread.
         if let Some(current) = self.current {
-            self.write_journal();
+            self.take_new_audio();
             tracing::info!(
                 id = current.id,
                 "quit while recording: the recording stays in its journal"
@@ -408,13 +415,13 @@ impl RecorderThread {
         self.peak = RunningPeak::default();
         self.converted = Some(Resampler::new(rate, TARGET_RATE));
         self.journal = journal.and_then(|path| match JournalWriter::create(path, rate) {
-            Ok(writer) => Some((writer, 0)),
+            Ok(writer) => Some(writer),
             Err(e) => {
                 tracing::warn!("recording kept in memory only: {e}");
                 None
             }
         });
-        self.write_journal();
+        self.take_new_audio();
         (self.emit)(RecorderEvent::Started {
             id,
             device: name,
@@ -487,7 +494,7 @@ impl RecorderThread {
         };
         let converted = self.converted.take();
         let ended = Instant::now();
-        let samples = {
+        let rest = {
             let mut shared = lock(&self.shared);
             shared.waiting_first_audio = false;
             shared.recording.take().unwrap_or_default()
@@ -496,9 +503,15 @@ impl RecorderThread {
             self.stream = None;
         }
         if deliver {
-            let journal = self.close_journal(&samples);
-            let converted = converted.unwrap_or_else(|| Resampler::new(current.rate, TARGET_RATE));
-            let samples = converted.finish(&samples);
+            self.append_journal(&rest);
+            let journal = self
+                .journal
+                .take()
+                .map(|writer| writer.path().to_path_buf());
+            let samples = converted.map_or_else(Vec::new, |mut converted| {
+                converted.push(&rest);
+                converted.finish()
+            });
             if let Some(path) = journal.as_deref().filter(|_| current.rate != TARGET_RATE) {
                 // Kept at Whisper's rate: a third of the disk for a 48 kHz microphone. Some
                 // milliseconds at most (a page-cache write); on failure the device-rate journal
@@ -521,51 +534,41 @@ impl RecorderThread {
         }
     }
 
-    /// Appends what was recorded since the last call to the current recording's journal. A
-    /// journal that cannot be written is given up (the recording stays in memory and is saved
-    /// whole when it ends).
-    fn write_journal(&mut self) {
-        let Some((_, written)) = &self.journal else {
+    /// Takes the audio that arrived since the last turn: appended to the journal and converted
+    /// to 16 kHz. A journal that cannot be written is given up (the recording stays in memory
+    /// and is saved whole when it ends).
+    fn take_new_audio(&mut self) {
+        if self.current.is_none() {
             return;
-        };
-        let new: Vec<f32> = {
-            let shared = lock(&self.shared);
-            match shared.recording.as_ref() {
-                Some(recording) if recording.len() > *written => recording[*written..].to_vec(),
-                _ => return,
+        }
+        let mut new = std::mem::take(&mut self.spare);
+        if let Some(recording) = lock(&self.shared).recording.as_mut() {
+            std::mem::swap(recording, &mut new);
+        }
+        if !new.is_empty() {
+            self.append_journal(&new);
+            if let Some(converted) = self.converted.as_mut() {
+                converted.push(&new);
             }
-        };
-        self.append_journal(&new);
+        }
+        new.clear();
+        self.spare = new;
     }
 
     fn append_journal(&mut self, new: &[f32]) {
-        let Some((writer, written)) = &mut self.journal else {
+        let Some(writer) = &mut self.journal else {
             return;
         };
-        match writer.append(new) {
-            Ok(()) => *written += new.len(),
-            Err(e) => {
-                tracing::warn!("recording kept in memory only: {e}");
-                self.discard_journal();
-            }
+        if let Err(e) = writer.append(new) {
+            tracing::warn!("recording kept in memory only: {e}");
+            self.discard_journal();
         }
-    }
-
-    /// Appends the rest of `recording` (all of it, at the device's rate) and closes the
-    /// journal; its path when it holds the whole recording.
-    fn close_journal(&mut self, recording: &[f32]) -> Option<PathBuf> {
-        let written = self.journal.as_ref()?.1;
-        if recording.len() > written {
-            self.append_journal(&recording[written..]);
-        }
-        let (writer, _) = self.journal.take()?;
-        Some(writer.path().to_path_buf())
     }
 
     /// Closes and deletes the current journal: a cancelled recording (the person's choice), or
     /// one that could not be written (the recording is in memory and handed on from there).
     fn discard_journal(&mut self) {
-        if let Some((writer, _)) = self.journal.take() {
+        if let Some(writer) = self.journal.take() {
             let path = writer.path().to_path_buf();
             drop(writer);
             if let Err(e) = std::fs::remove_file(&path) {
@@ -574,62 +577,43 @@ impl RecorderThread {
         }
     }
 
-    /// Sends what was recorded so far, as [`RecorderEvent::Head`]; returns its length at the
-    /// device's rate.
+    /// Sends what was recorded so far, as [`RecorderEvent::Head`]; returns how much of it is
+    /// converted for good (16 kHz samples), where [`Self::tail_can_end`] judges the tail from.
     fn emit_head(&mut self, id: u64) -> usize {
-        let (samples, len) = self.recorded_so_far();
+        let samples = self.recorded_so_far();
         (self.emit)(RecorderEvent::Head { id, samples });
-        len
+        self.converted.as_ref().map_or(0, |c| c.converted().len())
     }
 
     /// Whether the recording may end now, [`FIRST_TAIL`] after key-up (see
-    /// [`tail_can_end_early`]); `head_len` is the head's length at the device's rate.
+    /// [`tail_can_end_early`]); `head_len` is the head's length at 16 kHz.
     fn tail_can_end(&self, head_len: usize) -> bool {
-        let Some(rate) = self.current.map(|c| c.rate) else {
-            return false;
-        };
-        let shared = lock(&self.shared);
-        shared.recording.as_ref().is_some_and(|recording| {
-            tail_can_end_early(recording, head_len, rate, &GateConfig::default())
+        self.converted.as_ref().is_some_and(|converted| {
+            tail_can_end_early(
+                converted.converted(),
+                head_len,
+                TARGET_RATE,
+                &GateConfig::default(),
+            )
         })
     }
 
-    /// The current recording so far at 16 kHz, and its length at the device's rate.
-    fn recorded_so_far(&mut self) -> (Vec<f32>, usize) {
-        let rate = self.current.map_or(TARGET_RATE, |c| c.rate);
-        let converted = self
-            .converted
-            .get_or_insert_with(|| Resampler::new(rate, TARGET_RATE));
-        let shared = lock(&self.shared);
-        let recording = shared.recording.as_deref().unwrap_or_default();
-        (converted.so_far(recording), recording.len())
-    }
-
-    /// Converts what arrived since the last call to Whisper's rate (a few milliseconds of
-    /// work for the [`PAUSE_CHECK`] of audio between calls).
-    fn convert_new_audio(&mut self) {
-        let Some(converted) = self.converted.as_mut() else {
-            return;
-        };
-        let shared = lock(&self.shared);
-        if let Some(recording) = shared.recording.as_deref() {
-            converted.advance(recording);
-        }
+    /// The current recording so far at 16 kHz.
+    fn recorded_so_far(&mut self) -> Vec<f32> {
+        self.converted
+            .as_mut()
+            .map_or_else(Vec::new, Resampler::so_far)
     }
 
     /// Sends [`RecorderEvent::Level`] for the newest [`PAUSE_CHECK`] of the recording.
     fn report_level(&mut self) {
-        let Some(Current { id, rate, .. }) = self.current else {
+        let (Some(Current { id, .. }), Some(converted)) = (self.current, self.converted.as_ref())
+        else {
             return;
         };
-        let rms = {
-            let shared = lock(&self.shared);
-            let Some(recording) = shared.recording.as_ref() else {
-                return;
-            };
-            let block = (PAUSE_CHECK.as_secs_f64() * f64::from(rate)) as usize;
-            super::level::rms(&recording[recording.len().saturating_sub(block)..])
-        };
+        let recording = converted.converted();
+        let block = (PAUSE_CHECK.as_secs_f64() * f64::from(TARGET_RATE)) as usize;
+        let rms = super::level::rms(&recording[recording.len().saturating_sub(block)..]);
         (self.emit)(RecorderEvent::Level { id, rms });
     }
 
@@ -638,26 +622,24 @@ impl RecorderThread {
     /// [`RecorderEvent::SpeechAfterPause`] when the speaker goes on or
     /// [`RecorderEvent::PauseHeld`] when the pause has held.
     fn notice_pause(&mut self) {
-        let Some(Current { id, rate, .. }) = self.current else {
+        let (Some(Current { id, .. }), Some(converted)) = (self.current, self.converted.as_ref())
+        else {
             return;
         };
-        let (due, after_pause, len) = {
-            let shared = lock(&self.shared);
-            let Some(recording) = shared.recording.as_ref() else {
-                return;
-            };
-            let peak = self.peak.of(recording, rate);
-            let due = self.marks.due(recording, peak, rate, self.config.strides);
-            let after_pause = self
-                .pause_watched
-                .map(|_| super::pause::after_pause(recording, self.marks.pause, peak, rate));
-            (due, after_pause, recording.len())
-        };
+        let recording = converted.converted();
+        let peak = self.peak.of(recording, TARGET_RATE);
+        let due = self
+            .marks
+            .due(recording, peak, TARGET_RATE, self.config.strides);
+        let after_pause = self
+            .pause_watched
+            .map(|_| super::pause::after_pause(recording, self.marks.pause, peak, TARGET_RATE));
+        let len = recording.len();
         if let (Some(after_pause), Some(pause_end)) = (after_pause, self.pause_watched) {
-            self.report_after_pause(id, after_pause, pause_end, len, rate);
+            self.report_after_pause(id, after_pause, pause_end, len);
         }
         if let Some(snapshot) = due {
-            let (samples, len) = self.recorded_so_far();
+            let samples = self.recorded_so_far();
             self.marks.sent(snapshot, len);
             let stride = snapshot == Snapshot::Stride;
             self.pause_watched = (!stride).then_some(samples.len());
@@ -670,29 +652,26 @@ impl RecorderThread {
     }
 
     /// Reports what became of the pause whose snapshot held `pause_end` samples at 16 kHz, the
-    /// recording being `len` samples at `rate` now.
+    /// recording being `len` samples now.
     fn report_after_pause(
         &mut self,
         id: u64,
         after_pause: AfterPause,
         pause_end: usize,
         len: usize,
-        rate: u32,
     ) {
         match after_pause {
             AfterPause::Waiting => {}
             AfterPause::Spoke => {
                 self.pause_watched = None;
-                let heard_at = len as u64 * u64::from(TARGET_RATE) / u64::from(rate.max(1));
-                let heard_at = usize::try_from(heard_at).unwrap_or(usize::MAX);
                 (self.emit)(RecorderEvent::SpeechAfterPause {
                     id,
                     pause_end,
-                    heard_at: heard_at.max(pause_end),
+                    heard_at: len.max(pause_end),
                 });
             }
             AfterPause::Held => {
-                let (samples, _) = self.recorded_so_far();
+                let samples = self.recorded_so_far();
                 let held =
                     (super::pause::PAUSE_HELD.as_secs_f64() * f64::from(TARGET_RATE)) as usize;
                 // The conversion to 16 kHz may hold back a few samples: the next check has them.
@@ -746,10 +725,8 @@ impl RecorderThread {
             self.stream = None;
             tracing::warn!("microphone failed: {message}");
             let id = self.current.map(|c| c.id);
-            let recorded = lock(&self.shared)
-                .recording
-                .as_ref()
-                .is_some_and(|r| !r.is_empty());
+            self.take_new_audio();
+            let recorded = self.converted.as_ref().is_some_and(|c| c.pushed() > 0);
             (self.emit)(RecorderEvent::Failed {
                 id,
                 problem: MicrophoneProblem::Lost,

@@ -2,6 +2,7 @@
 //! middle of a recording, replayed without a sound card.
 
 use super::*;
+use crate::audio::resample::resample;
 use crate::audio::wav::read_wav;
 use std::sync::mpsc::{channel, Receiver};
 
@@ -9,6 +10,8 @@ use std::sync::mpsc::{channel, Receiver};
 #[derive(Clone, Default)]
 struct Scripted {
     opened: Arc<Mutex<Vec<(String, Feed)>>>,
+    /// The inputs' rate, when not [`RATE`].
+    rate: Option<u32>,
 }
 
 const RATE: u32 = 16_000;
@@ -28,7 +31,7 @@ impl InputSource for Scripted {
             .push((config.device.clone(), feed));
         Ok(OpenStream {
             keep_alive: Box::new(()),
-            rate: RATE,
+            rate: self.rate.unwrap_or(RATE),
             name: config.device.clone(),
         })
     }
@@ -98,11 +101,17 @@ fn next<T>(
 
 /// `seconds` of a tone, fed as 20 ms callbacks in real time; `offset` continues a phase.
 fn speak(feed: &Feed, seconds: f32, offset: usize) -> Vec<f32> {
-    let n = (seconds * RATE as f32) as usize;
+    speak_at(feed, RATE, seconds, offset)
+}
+
+/// [`speak`] from a microphone at `rate`.
+fn speak_at(feed: &Feed, rate: u32, seconds: f32, offset: usize) -> Vec<f32> {
+    let n = (seconds * rate as f32) as usize;
+    let step = 0.07 * RATE as f32 / rate as f32;
     let samples: Vec<f32> = (offset..offset + n)
-        .map(|i| 0.3 * (i as f32 * 0.07).sin())
+        .map(|i| 0.3 * (i as f32 * step).sin())
         .collect();
-    for block in samples.chunks(320) {
+    for block in samples.chunks(rate as usize / 50) {
         feed.push(block.iter().copied());
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -364,11 +373,18 @@ fn a_microphone_that_cannot_open_fails_the_start_with_nothing_to_follow() {
 
 /// `seconds` of room quiet, fed as 20 ms callbacks in real time.
 fn stay_quiet(feed: &Feed, seconds: f32) {
-    let n = (seconds * RATE as f32) as usize;
-    for block in vec![0.0005f32; n].chunks(320) {
+    stay_quiet_at(feed, RATE, seconds);
+}
+
+/// [`stay_quiet`] from a microphone at `rate`; what was fed.
+fn stay_quiet_at(feed: &Feed, rate: u32, seconds: f32) -> Vec<f32> {
+    let n = (seconds * rate as f32) as usize;
+    let samples = vec![0.0005f32; n];
+    for block in samples.chunks(rate as usize / 50) {
         feed.push(block.iter().copied());
         std::thread::sleep(Duration::from_millis(20));
     }
+    samples
 }
 
 /// A recording `id` started on a scripted microphone (`device`) in which 0.8 s of speech and
@@ -530,4 +546,52 @@ fn a_start_in_the_tail_ends_the_last_recording_there() {
         "the next dictation holds what was said from its key-down: {} blocks",
         loud_blocks(&second)
     );
+}
+
+/// A 48 kHz microphone (most are): the recording is kept at 16 kHz only, and what is handed on,
+/// snapshots included, equals converting everything the microphone sent, whole; pauses are found
+/// in it as at 16 kHz; the journal ends at 16 kHz with the same samples.
+#[test]
+fn a_48_khz_microphones_recording_is_handed_on_as_converting_it_whole_gives() {
+    const MIC: u32 = 48_000;
+    let dir = tempfile::tempdir().unwrap();
+    let journal = dir.path().join("rec-000000000000001-000000.journal.wav");
+    let source = Scripted {
+        rate: Some(MIC),
+        ..Scripted::default()
+    };
+    let (recorder, rx) = spawn(&source, "usb");
+    recorder.send(RecorderCommand::Start {
+        id: 3,
+        journal: Some(journal.clone()),
+    });
+    started(&rx);
+    let feed = source.feed();
+    let mut sent = speak_at(&feed, MIC, 0.8, 0);
+    sent.extend(stay_quiet_at(&feed, MIC, 0.4));
+    let snapshot = next(&rx, "Pause", |e| match e {
+        RecorderEvent::Pause { samples, .. } => Some(samples),
+        _ => None,
+    });
+    // The snapshot is the recording up to somewhere in the quiet, converted as a whole would be.
+    let whole_so_far = resample(&sent, MIC, TARGET_RATE);
+    let spoken_at_16k = (0.8 * TARGET_RATE as f32) as usize;
+    assert!(
+        snapshot.len() > spoken_at_16k && snapshot.len() <= whole_so_far.len(),
+        "a snapshot of {} samples, {} sent",
+        snapshot.len(),
+        whole_so_far.len()
+    );
+    let settled = snapshot.len() - 64;
+    for (i, (a, b)) in snapshot[..settled].iter().zip(&whole_so_far).enumerate() {
+        assert!((a - b).abs() < 1e-6, "sample {i}: {a} vs {b}");
+    }
+    sent.extend(speak_at(&feed, MIC, 0.5, sent.len()));
+    recorder.send(RecorderCommand::Stop { id: 3 });
+    let (id, samples, kept) = audio(&rx);
+    assert_eq!(id, 3);
+    assert_eq!(samples, resample(&sent, MIC, TARGET_RATE));
+    let kept = read_wav(&kept.expect("the journal")).unwrap();
+    assert_eq!(kept.sample_rate, TARGET_RATE);
+    assert_eq!(kept.samples.len(), samples.len());
 }
