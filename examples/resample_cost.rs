@@ -47,15 +47,13 @@ fn main() {
 
             let mut resampler = Resampler::new(FROM, TO);
             let mut spent = Duration::ZERO;
-            let mut len = 0;
-            while len < input.len() {
-                len = (len + CHUNK).min(input.len());
+            for chunk in input.chunks(CHUNK) {
                 let started = Instant::now();
-                resampler.advance(&input[..len]);
+                resampler.push(chunk);
                 spent += started.elapsed();
             }
             let started = Instant::now();
-            let converted = resampler.finish(&input);
+            let converted = resampler.finish();
             at_end.push(started.elapsed());
             turns.push(spent);
             assert_eq!(converted, reference, "{seconds} s: not the same samples");
