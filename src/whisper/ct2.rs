@@ -568,6 +568,12 @@ impl WeightSource for Ct2Model {
     }
 
     /// Quantized weights (int8/int16) come with a `{name}_scale` tensor.
+    fn copied_out(&self, located: &Located<'_>) {
+        for raw in std::iter::once(located.raw).chain(located.scale) {
+            super::mapped::release(&self.map, raw.data());
+        }
+    }
+
     fn find(&self, name: &str) -> Result<Option<Located<'_>>, LoadError> {
         let Some(raw) = self.tensor(name) else {
             return Ok(None);

@@ -323,6 +323,16 @@ impl WeightSource for HfCheckpoint {
         &self.primary
     }
 
+    fn copied_out(&self, located: &Located<'_>) {
+        for raw in std::iter::once(located.raw).chain(located.scale) {
+            // The shard it came from is the one whose map holds it.
+            let _ = self
+                .shards
+                .iter()
+                .any(|shard| super::mapped::release(&shard.map, raw.data()));
+        }
+    }
+
     fn find(&self, name: &str) -> Result<Option<Located<'_>>, LoadError> {
         let Some(shard) = self.locate.get(name).and_then(|&i| self.shards.get(i)) else {
             return Ok(None);

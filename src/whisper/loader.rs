@@ -463,6 +463,9 @@ pub(crate) trait WeightSource {
     fn path(&self) -> &Path;
     /// The stored tensor called `name`; `Err` if it exists but cannot be represented.
     fn find(&self, name: &str) -> Result<Option<Located<'_>>, LoadError>;
+    /// `located` (found here) was copied out: the pages of the file under it need not stay
+    /// resident while the rest loads ([`super::mapped::release`]).
+    fn copied_out(&self, located: &Located<'_>);
     /// Which stored tensor(s) make up `slot`'s `param`.
     fn recipe(&self, slot: Slot, param: Param) -> Recipe;
     /// Blocks in the encoder or decoder (highest stored index + 1; 0 if none).
@@ -774,7 +777,11 @@ impl<S: WeightSource + ?Sized> Assembler<'_, S> {
         check_dtype(&located, name)?;
         match self.pass {
             Pass::Validate => Ok(Tensor::new()),
-            Pass::Build => convert(&located, name, self.opts.kind),
+            Pass::Build => {
+                let tensor = convert(&located, name, self.opts.kind);
+                self.src.copied_out(&located);
+                tensor
+            }
         }
     }
 

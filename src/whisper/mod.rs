@@ -13,6 +13,7 @@ pub mod hf;
 pub mod language;
 mod layers;
 pub mod loader;
+mod mapped;
 pub mod mel;
 pub mod model;
 mod model_error;
