@@ -18,7 +18,7 @@ use super::dims::ModelDims;
 use super::hf::{self, HfCheckpoint, HfError};
 use super::weights::{
     Conv1d, CrossAttention, DecoderBlock, DecoderWeights, EncoderBlock, EncoderWeights, LayerNorm,
-    Linear, Mlp, SelfAttention, StepWeights, Weight, WhisperWeights,
+    Linear, Mlp, SelfAttention, StepWeights, Storage, Weight, WhisperWeights,
 };
 use serde_json::{Map, Value};
 use std::fmt;
@@ -636,8 +636,12 @@ impl<S: WeightSource + ?Sized> Assembler<'_, S> {
     fn encoder(&self, dims: &ModelDims) -> Result<EncoderWeights, LoadError> {
         let d = dims.n_audio_state;
         let blocks = (0..dims.n_audio_layer)
-            .map(|i| self.encoder_block(i, d))
-            .collect::<Result<_, _>>()?;
+            .map(|i| {
+                let mut block = self.encoder_block(i, d)?;
+                self.store(i, "encoder", |s| block.store(s))?;
+                Ok(block)
+            })
+            .collect::<Result<_, LoadError>>()?;
         Ok(EncoderWeights {
             conv1: self.conv(Slot::Conv1, d, dims.n_mels)?,
             conv2: self.conv(Slot::Conv2, d, d)?,
@@ -654,8 +658,12 @@ impl<S: WeightSource + ?Sized> Assembler<'_, S> {
     fn decoder(&self, dims: &ModelDims) -> Result<DecoderWeights, LoadError> {
         let (d, d_audio) = (dims.n_text_state, dims.n_audio_state);
         let blocks = (0..dims.n_text_layer)
-            .map(|i| self.decoder_block(i, d, d_audio))
-            .collect::<Result<_, _>>()?;
+            .map(|i| {
+                let mut block = self.decoder_block(i, d, d_audio)?;
+                self.store(i, "decoder", |s| block.store(s))?;
+                Ok(block)
+            })
+            .collect::<Result<_, LoadError>>()?;
         Ok(DecoderWeights {
             token_embedding: self.table(Slot::TokenEmbedding, dims.n_vocab, d)?,
             positional_embedding: self.table(
@@ -665,6 +673,27 @@ impl<S: WeightSource + ?Sized> Assembler<'_, S> {
             )?,
             blocks,
             ln: self.norm(Slot::FinalNorm(Stack::Decoder), d)?,
+        })
+    }
+
+    /// Stores block `i` of `stack` (just read) as the device's [`Storage`] says, so that the
+    /// model never exists whole in float32 while it loads; nothing on the checking pass.
+    fn store(
+        &self,
+        i: usize,
+        stack: &str,
+        store: impl FnOnce(&Storage) -> Result<(), TchError>,
+    ) -> Result<(), LoadError> {
+        if self.pass == Pass::Validate {
+            return Ok(());
+        }
+        let opts = self.opts;
+        store(&Storage::for_device(opts.device, opts.kind, opts.steps)).map_err(|source| {
+            LoadError::Torch {
+                path: self.src.path().to_owned(),
+                tensor: format!("{stack} block {i}"),
+                source,
+            }
         })
     }
 

@@ -18,7 +18,8 @@ use super::layers::{
 };
 use super::padding::{PrimedPadding, WindowCrossKv, PADDING_MARGIN_POSITIONS};
 use super::quant::Int8Rows;
-use super::weights::{DecoderBlock, SelfAttention, StepWeights, Weight, WhisperWeights};
+pub use super::weights::{decoder_kind_for, int8_steps_for};
+use super::weights::{DecoderBlock, SelfAttention, StepWeights, Storage, Weight, WhisperWeights};
 use tch::{Device, Kind, TchError, Tensor};
 
 pub use super::model_error::ModelError;
@@ -191,29 +192,20 @@ impl Whisper {
         steps: StepWeights,
     ) -> Result<Self> {
         let table = std::mem::replace(&mut weights.decoder.token_embedding, Tensor::new());
-        let decoder_kind = decoder_kind_for(device, kind);
-        let int8_steps = int8_steps_for(device, kind, steps);
-        // The layout for CPUs without native bf16 (the other int8 layout is bf16's).
-        let float32_layout = int8_steps && kind == Kind::Float;
-        if int8_steps {
-            weights
-                .decoder
-                .quantize_steps(decoder_kind)
-                .stage("decoder layers to int8")?;
-        }
-        if float32_layout {
-            // Its products over many rows are the memory-bound ones: their weights are read
-            // from float16 where that is exact.
-            weights
-                .encoder
-                .store_half_where_exact()
-                .stage("encoder layers to float16 storage")?;
-            weights
-                .decoder
-                .store_cross_kv_half_where_exact()
-                .stage("cross-attention keys/values to float16 storage")?;
-        }
-        let table = if int8_steps && Int8Rows::fits(&table) {
+        // The loader stored each block so already (the rest, or weights made otherwise, here).
+        let storage = Storage::for_device(device, kind, steps);
+        let decoder_kind = storage.decoder_kind;
+        weights
+            .decoder
+            .store(&storage)
+            .stage("decoder layers to int8")?;
+        // The float32 layout's products over many rows are the memory-bound ones: their
+        // weights are read from float16 where that is exact.
+        weights
+            .encoder
+            .store(&storage)
+            .stage("encoder layers to float16 storage")?;
+        let table = if storage.int8_steps && Int8Rows::fits(&table) {
             Weight::Int8(Int8Rows::quantize(&table).stage("token embedding to int8")?)
         } else {
             Weight::Float(table)
@@ -739,25 +731,6 @@ impl Whisper {
             .and_then(|l| l.f_to_kind(Kind::Float))
             .stage("logits")
     }
-}
-
-/// The kind of the decoder steps' activations for a model of `kind` on `device`: float32 for
-/// bfloat16 on the CPU, whose step weights are then int8 (see [`Whisper`]), else `kind`.
-pub fn decoder_kind_for(device: Device, kind: Kind) -> Kind {
-    match (device, kind) {
-        (Device::Cpu, Kind::BFloat16) => Kind::Float,
-        _ => kind,
-    }
-}
-
-/// Whether a model of `kind` on `device` asked for `steps` stores its step weights as int8
-/// rows. Only the CPU does: bfloat16 always (its single-row bf16 products are slow), float32
-/// when asked (the app's layout on CPUs without native bf16).
-pub fn int8_steps_for(device: Device, kind: Kind, steps: StepWeights) -> bool {
-    matches!(
-        (device, kind, steps),
-        (Device::Cpu, Kind::BFloat16, _) | (Device::Cpu, Kind::Float, StepWeights::Int8)
-    )
 }
 
 /// The token embedding `[n_vocab, d]`, also the (tied) output projection.

@@ -2,13 +2,14 @@
 //! (CTranslate2 `model.bin` or Hugging Face safetensors). Self-attention keeps q, k, v fused in
 //! one matrix (one matmul instead of three) and cross-attention keeps k, v fused, as CTranslate2
 //! stores them; OpenAI's key projections have no bias, so that slice of the fused bias is zero.
-//! All tensors live on one device, in one floating-point kind, except where
-//! [`DecoderWeights::quantize_steps`] stored the decoder's step layers as int8 (the CPU's
-//! layouts, see `model`).
+//! All tensors live on one device, in one floating-point kind, except where the device's
+//! [`Storage`] keeps the decoder's step layers as int8 or float32 weights as float16 (the CPU's
+//! layouts, see `model`). The loader stores each block so as soon as it is read, so that the
+//! whole model never exists in float32 at once (a float16 checkpoint's `base` is 290 MB so).
 
 use super::dims::ModelDims;
 use super::quant::Int8Rows;
-use tch::{Kind, TchError, Tensor};
+use tch::{Device, Kind, TchError, Tensor};
 
 /// How the decoder's step weights (the token table, the MLPs and, in the float32 layout, the
 /// attention projections: read whole at every decoder step) are stored on the CPU.
@@ -22,6 +23,53 @@ pub enum StepWeights {
     /// The app's layout on the CPU; bfloat16 on the CPU always uses it. Other devices ignore
     /// it.
     Int8,
+}
+
+/// How a model's weights are stored on the device it runs on, decided by the kind and device it
+/// was loaded for ([`Storage::for_device`]); applied block by block as the loader reads them
+/// ([`EncoderBlock::store`], [`DecoderBlock::store`]) and to the rest when the model is made.
+/// Applying it again changes nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Storage {
+    /// The decoder's step layers as int8 rows ([`DecoderWeights::store`]).
+    pub int8_steps: bool,
+    /// The kind of the decoder steps' activations ([`decoder_kind_for`]), which its layer
+    /// norms, positions and biases take.
+    pub decoder_kind: Kind,
+    /// The encoder's dense layers and the cross-attention keys/values stored as float16 where
+    /// that is exact ([`Weight::Half`]): the float32 layout for CPUs without native bf16.
+    pub half_where_exact: bool,
+}
+
+impl Storage {
+    /// The storage of a model of `kind` on `device` asked for `steps`.
+    pub fn for_device(device: Device, kind: Kind, steps: StepWeights) -> Storage {
+        let int8_steps = int8_steps_for(device, kind, steps);
+        Storage {
+            int8_steps,
+            decoder_kind: decoder_kind_for(device, kind),
+            half_where_exact: int8_steps && kind == Kind::Float,
+        }
+    }
+}
+
+/// The kind of the decoder steps' activations for a model of `kind` on `device`: float32 for
+/// bfloat16 on the CPU, whose step weights are then int8 (see `model::Whisper`), else `kind`.
+pub fn decoder_kind_for(device: Device, kind: Kind) -> Kind {
+    match (device, kind) {
+        (Device::Cpu, Kind::BFloat16) => Kind::Float,
+        _ => kind,
+    }
+}
+
+/// Whether a model of `kind` on `device` asked for `steps` stores its step weights as int8
+/// rows. Only the CPU does: bfloat16 always (its single-row bf16 products are slow), float32
+/// when asked (the app's layout on CPUs without native bf16).
+pub fn int8_steps_for(device: Device, kind: Kind, steps: StepWeights) -> bool {
+    matches!(
+        (device, kind, steps),
+        (Device::Cpu, Kind::BFloat16, _) | (Device::Cpu, Kind::Float, StepWeights::Int8)
+    )
 }
 
 /// A dense layer `y = x Wᵀ + b`.
@@ -179,16 +227,17 @@ impl LayerNorm {
     }
 }
 
-impl EncoderWeights {
-    /// The dense layers' float32 weights stored as float16 where that is exact (see
-    /// [`Weight::Half`]): `base`'s encoder 82 → 41 MB from a float16 checkpoint.
-    pub fn store_half_where_exact(&mut self) -> Result<(), TchError> {
-        for block in &mut self.blocks {
+impl EncoderBlock {
+    /// Stores the block as `storage` says: its dense layers' float32 weights as float16 where
+    /// that is exact (see [`Weight::Half`]; `base`'s encoder 82 → 41 MB from a float16
+    /// checkpoint).
+    pub fn store(&mut self, storage: &Storage) -> Result<(), TchError> {
+        if storage.half_where_exact {
             for layer in [
-                &mut block.attn.qkv,
-                &mut block.attn.out,
-                &mut block.mlp.fc1,
-                &mut block.mlp.fc2,
+                &mut self.attn.qkv,
+                &mut self.attn.out,
+                &mut self.mlp.fc1,
+                &mut self.mlp.fc2,
             ] {
                 layer.weight.store_half_where_exact()?;
             }
@@ -197,47 +246,61 @@ impl EncoderWeights {
     }
 }
 
-impl DecoderWeights {
-    /// The cross-attention key/value projections (run once per audio window) stored as
-    /// float16 where that is exact (see [`Weight::Half`]).
-    pub fn store_cross_kv_half_where_exact(&mut self) -> Result<(), TchError> {
-        for block in &mut self.blocks {
-            block.cross_attn.kv.weight.store_half_where_exact()?;
-        }
-        Ok(())
+impl EncoderWeights {
+    /// Every block stored as `storage` says ([`EncoderBlock::store`]).
+    pub fn store(&mut self, storage: &Storage) -> Result<(), TchError> {
+        self.blocks.iter_mut().try_for_each(|b| b.store(storage))
     }
+}
 
-    /// The CPU's decoder steps: the MLP's two layers (60 % of a step's weights) and the
-    /// attention projections (self-attention q/k/v and output, cross-attention query and
-    /// output: the other 40 %) become int8 rows; the rest (layer norms, positions) goes to
-    /// `kind` (the steps' activations).
+impl DecoderBlock {
+    /// Stores the block as `storage` says. The CPU's decoder steps (`int8_steps`): the MLP's
+    /// two layers (60 % of a step's weights) and the attention projections (self-attention
+    /// q/k/v and output, cross-attention query and output: the other 40 %) become int8 rows;
+    /// the layer norms and biases go to the steps' kind. The cross-attention key/value
+    /// projection, run once per window over all audio positions, keeps its kind, as float16
+    /// where that is exact in the float32 layout (`half_where_exact`).
     ///
     /// Int8 attention: a `base` step 9 → 6 ms and 28 MB less (the float32 layout, BENCHMARKS.md).
     /// The bf16 layout kept its attention in float32 until 2026-11-30, for one Polish clip on a
     /// decision boundary; measured again with the app's fast encoding, that clip's words are the
     /// same either way, and 17 English clips (1,255 words) give WER 7.57 % against 7.65 %, with
     /// 34 MB less resident and 15 % less time over 36 app-like passes.
-    /// The cross-attention key/value projection, run once per window over all audio positions,
-    /// keeps its kind; so does the token embedding, which [`Whisper`](super::model::Whisper)
-    /// quantizes itself.
-    pub fn quantize_steps(&mut self, kind: Kind) -> Result<(), TchError> {
-        self.positional_embedding = self.positional_embedding.f_to_kind(kind)?;
-        for block in &mut self.blocks {
-            block.attn.ln.convert(kind)?;
-            block.cross_attn.ln.convert(kind)?;
-            block.mlp.ln.convert(kind)?;
+    pub fn store(&mut self, storage: &Storage) -> Result<(), TchError> {
+        if storage.int8_steps {
+            let kind = storage.decoder_kind;
+            self.attn.ln.convert(kind)?;
+            self.cross_attn.ln.convert(kind)?;
+            self.mlp.ln.convert(kind)?;
             for layer in [
-                &mut block.attn.qkv,
-                &mut block.attn.out,
-                &mut block.cross_attn.query,
-                &mut block.cross_attn.out,
+                &mut self.attn.qkv,
+                &mut self.attn.out,
+                &mut self.cross_attn.query,
+                &mut self.cross_attn.out,
+                &mut self.mlp.fc1,
+                &mut self.mlp.fc2,
             ] {
                 layer.quantize(kind)?;
             }
-            block.mlp.fc1.quantize(kind)?;
-            block.mlp.fc2.quantize(kind)?;
         }
-        self.ln.convert(kind)
+        if storage.half_where_exact {
+            self.cross_attn.kv.weight.store_half_where_exact()?;
+        }
+        Ok(())
+    }
+}
+
+impl DecoderWeights {
+    /// Every block stored as `storage` says ([`DecoderBlock::store`]), and with int8 steps the
+    /// positions and the final norm in the steps' kind. The token embedding keeps its kind:
+    /// `model::Whisper` quantizes it itself.
+    pub fn store(&mut self, storage: &Storage) -> Result<(), TchError> {
+        if storage.int8_steps {
+            self.positional_embedding =
+                self.positional_embedding.f_to_kind(storage.decoder_kind)?;
+            self.ln.convert(storage.decoder_kind)?;
+        }
+        self.blocks.iter_mut().try_for_each(|b| b.store(storage))
     }
 }
 
