@@ -389,23 +389,27 @@ impl Whisper {
     ) -> Result<Tensor> {
         let dims = &self.weights.dims;
         let enc = &self.weights.encoder;
-        let x = mel
-            .f_to_device(self.device)
-            .and_then(|x| x.f_to_kind(self.kind))
-            .stage("move mel to device")?;
-        let x = conv1d(&x, &enc.conv1, 1)?
-            .f_gelu("none")
-            .stage("encoder conv1")?;
-        let x = conv1d(&x, &enc.conv2, 2)?
-            .f_gelu("none")
-            .stage("encoder conv2")?;
-        let x = x.f_permute([0, 2, 1]).stage("encoder permute")?;
+        // The convolutions' outputs (activations in place, the same numbers) are dropped before
+        // the blocks run: they were alive through all of them (conv1's is twice the blocks'
+        // activations).
+        let mut x = {
+            let mel = mel
+                .f_to_device(self.device)
+                .and_then(|x| x.f_to_kind(self.kind))
+                .stage("move mel to device")?;
+            let mut first = conv1d(&mel, &enc.conv1, 1)?;
+            first.f_gelu_("none").map(drop).stage("encoder conv1")?;
+            let mut second = conv1d(&first, &enc.conv2, 2)?;
+            drop(first);
+            second.f_gelu_("none").map(drop).stage("encoder conv2")?;
+            let second = second.f_permute([0, 2, 1]).stage("encoder permute")?;
+            let pos = enc
+                .positional_embedding
+                .f_narrow(0, 0, second.size()[1])
+                .stage("encoder positions")?;
+            second.f_add(&pos).stage("encoder positions")?
+        };
         let n_ctx = x.size()[1];
-        let pos = enc
-            .positional_embedding
-            .f_narrow(0, 0, n_ctx)
-            .stage("encoder positions")?;
-        let mut x = x.f_add(&pos).stage("encoder positions")?;
         for (i, block) in enc.blocks.iter().enumerate() {
             if !keep_going() {
                 return Err(ModelError::Stopped);
@@ -414,10 +418,16 @@ impl Whisper {
                 Some(primed) => Some(primed.keys_after(i, n_ctx).stage("encoder padding")?),
                 None => None,
             };
-            let (next, k, v) =
-                encoder_block(self.gemm, &x, block, dims.n_audio_head, after.as_ref())?;
-            if let Some(record) = record.as_deref_mut() {
-                record.push((k, v));
+            let (next, keys) = encoder_block(
+                self.gemm,
+                &x,
+                block,
+                dims.n_audio_head,
+                after.as_ref(),
+                record.is_some(),
+            )?;
+            if let (Some(record), Some(keys)) = (record.as_deref_mut(), keys) {
+                record.push(keys);
             }
             x = next;
         }
