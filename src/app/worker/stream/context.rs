@@ -32,6 +32,15 @@ const KEPT_WORDS: usize = 80;
 /// How many of a pass's first words after the cut are kept to compare the next passes with
 /// ([`Context::skipped_after_cut`]).
 const FIRST_WORDS: usize = 4;
+/// How many passes in a row, each started further back, must write the same first words after
+/// the cut, all without the words an earlier pass wrote there, for theirs to stand
+/// ([`Context::skipped_after_cut`]): the earlier pass's words were then not speech after the cut.
+/// Two such passes did skip a sentence ("Third," on the 110 s clip), so two are not enough; a
+/// pass started further back is a different decoding, and a third agreeing one is Whisper's
+/// firm reading. Without a bound, passes moved back 2 s at a time until their window was full
+/// and key-up transcribed 28 s (2.2 s after key-up; a desktop run, 2026-11-30, after the
+/// committed "…need more work." a pass's first words after the cut had been "more work").
+const OUTVOTING_PASSES: usize = 3;
 
 /// How many of the committing pass's first words after the cut key-up's text must say again
 /// ([`Context::follows_the_cut`]): two, as [`skipped_words`] compares (one alone, often "the",
@@ -51,6 +60,9 @@ pub struct Context {
     /// The first words after the cut, normalised, of the pass that committed and of each pass
     /// since that left nothing out ([`Self::skipped_after_cut`]).
     firsts: Vec<Vec<String>>,
+    /// The first words of the passes in a row since the last that left nothing out, each of
+    /// which skipped words of `firsts` (up to [`OUTVOTING_PASSES`]).
+    skipping: Vec<Vec<String>>,
 }
 
 impl Context {
@@ -105,6 +117,7 @@ impl Context {
             committed,
             widened: 0,
             firsts,
+            skipping: Vec::new(),
         };
         (pass.start + from, context)
     }
@@ -241,16 +254,36 @@ impl Context {
     /// this week.", one pass wrote "Third, the office will be closed…" and the next two "The
     /// office will be closed…", too short a stretch for [`unheard_speech`]; those two agreed
     /// and "Third" was lost (a CI run, 2026-11-28).
+    ///
+    /// Unless [`OUTVOTING_PASSES`] passes in a row wrote the same first words: theirs then
+    /// stand, and the earlier first words they skipped are forgotten.
     pub fn skipped_after_cut(&mut self, transcript: &Transcript) -> Option<Vec<String>> {
         let first = first_words(transcript, FIRST_WORDS);
         let skipped = self
             .firsts
             .iter()
             .find_map(|earlier| skipped_words(earlier, &first));
-        if skipped.is_none() {
+        let Some(skipped) = skipped else {
+            self.skipping.clear();
             self.firsts.push(first);
+            return None;
+        };
+        let agrees = |other: &Vec<String>| {
+            other.len() >= AGREEING_FIRSTS && other[..AGREEING_FIRSTS] == first[..AGREEING_FIRSTS]
+        };
+        if !self.skipping.iter().all(agrees) {
+            self.skipping.clear();
         }
-        skipped
+        self.skipping.push(first);
+        if self.skipping.len() < OUTVOTING_PASSES {
+            return Some(skipped);
+        }
+        let first = self.skipping.pop().unwrap_or_default();
+        self.skipping.clear();
+        self.firsts
+            .retain(|earlier| skipped_words(earlier, &first).is_none());
+        self.firsts.push(first);
+        None
     }
 
     /// After a pass from `pass_from` left speech out ([`unheard_speech`]): an earlier start for

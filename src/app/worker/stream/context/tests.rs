@@ -15,6 +15,7 @@ fn context(words: &[&str], committed: &[(&str, f32)]) -> Context {
             .collect(),
         widened: 0,
         firsts: Vec::new(),
+        skipping: Vec::new(),
     }
 }
 
@@ -416,4 +417,51 @@ fn the_first_words_after_the_cut_timed_before_it_are_kept() {
     // Other words there are committed audio heard again: dropped by their times.
     let (kept, dropped, by) = after_cut.strip(pass(" Mumps."), 2.3);
     assert_eq!((kept.text.trim(), dropped, by), ("team still", 2, "times"));
+}
+
+/// The stall of a desktop run (2026-11-30): after the committed "…the charts still need more
+/// work." the committing pass's first words after the cut were "more work send a"; every pass
+/// after it, started 2 s further back each time, wrote "Send a message to…" after the committed
+/// words and was taken to have skipped "more work", until its window was full. Three passes in
+/// a row agreeing on their first words outvote the earlier one; two do not (two once skipped a
+/// sentence, `a_pass_that_skips_the_word_an_earlier_one_wrote_after_the_cut_is_found`).
+#[test]
+fn three_passes_in_a_row_that_agree_outvote_the_first_words_they_skipped() {
+    let mut after_cut = context(&["need", "more", "work"], &[("need", 1.0)]);
+    after_cut.firsts = vec![normalised(&["more", "work", "send", "a"])];
+    let send = transcript_of(
+        &[
+            (" Send", 2.2, 2.5),
+            (" a", 2.5, 2.6),
+            (" message", 2.6, 3.0),
+            (" to", 3.0, 3.1),
+        ],
+        4,
+    );
+    let skipped = Some(normalised(&["more", "work"]));
+    assert_eq!(after_cut.skipped_after_cut(&send), skipped);
+    assert_eq!(after_cut.skipped_after_cut(&send), skipped);
+    assert_eq!(after_cut.skipped_after_cut(&send), None, "the third stands");
+    assert_eq!(
+        after_cut.expected_after_cut(),
+        &normalised(&["send", "a", "message", "to"])[..]
+    );
+    // And the next pass that writes the same is fine at once.
+    assert_eq!(after_cut.skipped_after_cut(&send), None);
+
+    // A pass that disagrees in between starts the count again.
+    let mut after_cut = context(&["need", "more", "work"], &[("need", 1.0)]);
+    after_cut.firsts = vec![normalised(&["more", "work", "send", "a"])];
+    let other = transcript_of(
+        &[(" Work", 2.2, 2.5), (" send", 2.5, 2.6), (" a", 2.6, 2.7)],
+        3,
+    );
+    assert_eq!(after_cut.skipped_after_cut(&send), skipped);
+    assert_eq!(
+        after_cut.skipped_after_cut(&other),
+        Some(normalised(&["more"]))
+    );
+    assert_eq!(after_cut.skipped_after_cut(&send), skipped);
+    assert_eq!(after_cut.skipped_after_cut(&send), skipped);
+    assert_eq!(after_cut.skipped_after_cut(&send), None);
 }
