@@ -614,6 +614,11 @@ impl WorkerThread {
                 words_ms = ms(timings.words),
                 drafted = timings.drafted,
                 draft = params.draft.len(),
+                attempts = timings.attempts,
+                prompt_chars = params
+                    .initial_prompt
+                    .as_deref()
+                    .map_or(0, |p| p.chars().count()),
                 "transcribed"
             );
             if transcript.language_probability.is_some() && tells_the_language(transcript) {

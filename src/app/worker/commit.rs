@@ -117,8 +117,10 @@ pub enum Commit {
 /// cuts only at a sentence end: cut mid-sentence (`tests/app_pipeline_streaming.rs`, the
 /// 50 s clip without pauses) the next pass, starting "…closed on | Monday", wrote "nd" for
 /// "Monday" and went on inventing ("moved to nd yet to a clock"): WER 11.6 % against 4.5 %
-/// for the whole recording. Cut at sentence ends the same clip gave 2.7 %. And the pass after
-/// a word commit hears the last 2 s of committed speech again instead of reading the committed
+/// for the whole recording. Cut at sentence ends the same clip gave 2.7 %. (That pass started
+/// at the cut; a pass now hears committed speech again, and settling, which commits one pass's
+/// words without agreement, cuts at any quiet word gap: the worker's `SETTLING_SAVES`.) And
+/// the pass after a word commit hears the last 2 s of committed speech again instead of reading the committed
 /// text as Whisper's previous text ([`words::CONTEXT`]): started at the sentence, or given the
 /// text, Whisper skipped the sentence ("First, the new website…", lost through the real app on
 /// `25s_nopause`).

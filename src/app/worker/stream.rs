@@ -16,9 +16,8 @@
 //! last quiet word gap a second before its end are committed first, without a pass to agree
 //! with ([`Stream::settled_by_last_pass`]), and key-up's pass hears only the audio from 2 s
 //! before that cut; it must agree with the last pass on the first words after the cut, or the
-//! audio since the last commit is transcribed instead ([`Stream::rest_after_settling`]). A
-//! long pass at a pause settles the same way, and any other pass at the last pass's last
-//! sentence end ([`settle`]'s module doc). Every pass, key-up's
+//! audio since the last commit is transcribed instead ([`Stream::rest_after_settling`]).
+//! Every other pass settles the same way ([`settle`]'s module doc). Every pass, key-up's
 //! too, gets the last pass's tokens as its draft ([`Stream::draft_from`]): the engine checks
 //! them in one decoder call instead of choosing each token again.
 

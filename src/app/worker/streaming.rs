@@ -131,10 +131,9 @@ impl WorkerThread {
     }
 
     /// A pass over the audio so far of a recording (see the module doc), unless `keep_going`
-    /// stops it first; [`Self::commit_held_pause`] has been called for it. One that would hear
-    /// more than [`SETTLING_FROM`] and ends in a pause settles first at a word gap, any other
-    /// (a stride's, or a shorter one at a pause) at a sentence end, when settling makes it
-    /// start [`SETTLING_SAVES`] later ([`Self::settled_pass`]).
+    /// stops it first; [`Self::commit_held_pause`] has been called for it. It settles first
+    /// (the last pass's words up to its last quiet word gap a second before its end) when that
+    /// makes it start [`SETTLING_SAVES`] later ([`Self::settled_pass`]).
     fn transcribe_early(&mut self, job: Job, keep_going: &mut dyn FnMut() -> bool) {
         let JobAudio::Recorded(samples) = &job.audio else {
             return;
@@ -158,14 +157,10 @@ impl WorkerThread {
             return self.progress(job.id, range.end, Duration::ZERO, committed, String::new());
         }
         let peak = loudest_frame(&samples[..range.end], SAMPLE_RATE);
-        // A long pass at a pause settles at any word gap, any other at a sentence end.
-        let settled =
-            if audio.len() > SETTLING_FROM && pause::ends_in_pause(audio, peak, SAMPLE_RATE) {
-                stream.settled_by_last_pass(samples, &job.wording)
-            } else {
-                stream.settled_at_sentence_end(samples, &job.wording)
-            };
-        if let Some(settled) = settled.filter(|s| s.pass_from() >= range.start + SETTLING_SAVES) {
+        let settled = stream
+            .settled_by_last_pass(samples, &job.wording)
+            .filter(|s| s.pass_from() >= range.start + SETTLING_SAVES);
+        if let Some(settled) = settled {
             match self.settled_pass(&job, settled, samples, peak, keep_going) {
                 Settled::Taken | Settled::Stopped => return,
                 Settled::Disagreed => {}
@@ -195,8 +190,7 @@ impl WorkerThread {
     }
 
     /// A pass (at a pause, or a stride's) over the recording after `settled` (the stream with
-    /// its last pass's words committed, [`Stream::settled_by_last_pass`] or
-    /// [`Stream::settled_at_sentence_end`]), with word times: taken when it agrees with the
+    /// its last pass's words committed, [`Stream::settled_by_last_pass`]), with word times: taken when it agrees with the
     /// last pass after the cut ([`Stream::take_settled_pass`]).
     fn settled_pass(
         &mut self,
@@ -474,26 +468,26 @@ impl WorkerThread {
 /// what Whisper wrote there.
 type Tail = (Option<String>, Heard);
 
-/// A pass at a pause settles first ([`Stream::settled_by_last_pass`]) only when it would hear
-/// more than this (samples) from the last commit, and settling makes it start at least
-/// [`SETTLING_SAVES`] later. Shorter passes stay as they were: they take ≤ ~1.4 s on a 2-core
-/// CPU, and a commit at every pause the speaker goes on after (~0.15 s of quiet in speech
-/// without pauses) moves the stride's start on ([`stream::STRIDE_FROM`]), so that key-up had
-/// more left to hear (the streaming harness's clip without pauses: key-up's engine time 0.9 →
-/// 1.8 s when every pause pass settled).
-const SETTLING_FROM: usize = 10 * SAMPLE_RATE as usize;
-/// See [`SETTLING_FROM`]: the pass then hears that much less again, and the settling's risk (a
-/// cut agreed with by one pass only) buys a pass ~0.5 s shorter on a 2-core CPU.
+/// A pass settles first ([`Stream::settled_by_last_pass`]: the last pass's words up to its
+/// last quiet word gap a second or more before its end are committed) when that makes it start
+/// at least this much later (samples). Without settling, the pass that commits by agreement
+/// hears everything since the last commit again with the ~3 s after it.
 ///
-/// Any other pass (a stride's, or one at a pause of up to [`SETTLING_FROM`]: in speech without
-/// pauses the recorder still finds ~0.15 s ones) settles at the last pass's last sentence end a
-/// second or more before its end: without it, the pass that commits a sentence by agreement
-/// hears it all again with the ~3 s after it, and every sentence was heard by two passes of
-/// ~8–10 s (the streaming harness's 35 s clip without pauses: all passes 2.89x the whole file's
-/// engine time; strides settled, 2.46x; short pause passes too, 2.33x; the same words and cuts).
+/// Settled at any quiet word gap, not only at a sentence end: at sentence ends only, a stride's
+/// pass in speech without pauses heard the whole unfinished sentence again every 2 s (6–11 s
+/// passes; the busy-worker harness, `STREAM_CLIP=target/long-clips/long_60s_nopause.wav
+/// STREAM_PHASES=0 cargo test --release --test app_pipeline_streaming -- --ignored
+/// --nocapture`: 151 s of audio heard for 45 s, all passes 3.2x the whole file's engine time;
+/// 110 s clip 328 s, 3.8x). At any word gap: 105 s, 2.4x; 221 s, 3.0x; the same WER (6.7 %,
+/// the whole file's 6.7 %; 7.9 % against 7.6 %, whole 9.6 %). A cut mid-sentence no longer
+/// makes Whisper invent words as it did when the next pass started at the cut (`commit.rs`,
+/// [`commit::RULES_IN_USE`]): the next pass hears ~2 s of committed speech again
+/// ([`commit::words::CONTEXT`]). Agreement between passes still commits at sentence ends
+/// only.
 /// The settled pass checks the last ~2 s of the committed words (it hears them again and must
-/// write them) and its first words after the cut ([`Stream::rest_after_settling`]).
-const SETTLING_SAVES: usize = 3 * SAMPLE_RATE as usize;
+/// write them) and its first words after the cut ([`Stream::rest_after_settling`]). Sentence
+/// ends only, this was 3 s: a settle then saves more than a word gap's does.
+const SETTLING_SAVES: usize = 3 * SAMPLE_RATE as usize / 2;
 
 /// What became of a pass at a pause after settling.
 enum Settled {

@@ -2,14 +2,13 @@
 //! ([`Stream::settled_by_last_pass`]), so that the next pass hears only the audio after them
 //! (and about 2 s before, as every pass after a commit by words does); that pass's words are
 //! then checked against the last pass's after the cut ([`Stream::rest_after_settling`]).
-//! Three passes settle: key-up's, when audio after the last pass is left to transcribe; the
+//! Every pass settles: key-up's, when audio after the last pass is left to transcribe; the
 //! pass at the pause that ends a stretch of speech that had none to commit at
 //! ([`Stream::take_settled_pass`]): without it that pass heard everything since the last
 //! commit (10–15 s, 1.5–2.2 s of a 2-core CPU) and key-up waited for it; and any other pass
-//! (a stride's, or a short one at a pause), at the last pass's last sentence end only
-//! ([`Stream::settled_at_sentence_end`]): without it the pass that commits a sentence by
-//! agreement hears all of it again. When they disagree, the worker transcribes from the last
-//! commit instead.
+//! (a stride's, or a short one at a pause): without it the pass that commits by agreement
+//! hears everything since the last commit again (the worker's `SETTLING_SAVES` says what it
+//! saves). When they disagree, the worker transcribes from the last commit instead.
 
 use super::context::{first_words, unheard_speech, AGREEING_FIRSTS};
 use super::{split_at_word, Progress, Split, Stream, SAMPLE_RATE};
@@ -27,28 +26,15 @@ impl Stream {
     /// [`Self::rest_after_settling`]'s to say; if it does not, the stream as it was is
     /// transcribed from its last commit.
     pub fn settled_by_last_pass(&self, recording: &[f32], wording: &Wording) -> Option<Stream> {
-        self.settled_by(recording, wording, words::settle_by_words)
-    }
-
-    /// [`Self::settled_by_last_pass`] up to a sentence end only
-    /// ([`words::settle_at_sentence_end`]): any pass but key-up's and a long one at a pause.
-    pub fn settled_at_sentence_end(&self, recording: &[f32], wording: &Wording) -> Option<Stream> {
-        self.settled_by(recording, wording, words::settle_at_sentence_end)
-    }
-
-    fn settled_by(
-        &self,
-        recording: &[f32],
-        wording: &Wording,
-        rule: fn(&words::WordPass, usize, &[f32]) -> WordCommit,
-    ) -> Option<Stream> {
         let last = self
             .last_pass
             .as_ref()
             .filter(|last| self.language_told_by(&last.transcript))?;
         let (start, len) = (last.words.start, last.words.len);
         let audio = recording.get(start..start + len)?;
-        let WordCommit::Words { words, cut } = rule(&last.words, last.committed, audio) else {
+        let WordCommit::Words { words, cut } =
+            words::settle_by_words(&last.words, last.committed, audio)
+        else {
             return None;
         };
         let (part, rest) = split_at_word(&last.transcript, words);

@@ -350,27 +350,26 @@ fn key_up_commits_the_last_pass_but_its_last_second_and_hears_only_the_rest() {
         .is_none());
 }
 
-/// A stride's pass in speech without pauses settles as key-up's does, but only up to the last
-/// pass's last sentence end a second or more before its end ("w7.", not "w9" as key-up's
-/// would): while the key is held a commit lies at a sentence end. The pass after it hears the
-/// audio from 2 s before that cut and is taken; every word is there once. One that left out
-/// the first word after the cut is not taken.
+/// A stride's pass in speech without pauses settles as key-up's does: the last pass's words up
+/// to its last quiet word gap a second or more before its end, mid-sentence ("w9", not the
+/// sentence end "w7."). The pass after it hears the audio from the last committed word 2 s or
+/// more before that cut ("w5") and is taken; every word is there once. One that left out the
+/// first word after the cut is not taken.
 #[test]
-fn a_strides_pass_settles_at_the_last_passs_sentence_end() {
+fn a_strides_pass_settles_at_the_last_passs_last_quiet_word_gap() {
     let (all, audio, wording, mut stream) = after_a_first_pass_of_six_seconds();
     let recording = &audio[..8 * SAMPLE_RATE];
     let settled = stream
-        .settled_at_sentence_end(recording, &wording)
+        .settled_by_last_pass(recording, &wording)
         .expect("settled");
-    assert_eq!(settled.committed_text(), "w0 w1 w2 w3. w4 w5 w6 w7.");
+    assert_eq!(settled.committed_text(), "w0 w1 w2 w3. w4 w5 w6 w7. w8 w9");
     let cut_s = settled.committed_to as f32 / SAMPLE_RATE as f32;
-    assert!((3.96..4.0).contains(&cut_s), "cut at {cut_s} s");
-    // From the start of the last committed word at least 2 s before the cut: "w3".
-    assert_eq!(settled.pass_from(), 3 * SAMPLE_RATE / 2);
+    assert!((4.96..5.0).contains(&cut_s), "cut at {cut_s} s");
+    assert_eq!(settled.pass_from(), 5 * SAMPLE_RATE / 2, "from w5");
 
     let range = settled.pass_range(recording.len()).expect("audio left");
     let triple = (range.clone(), &recording[range.clone()], 0.3);
-    let skipped = heard(&all, range.start, 8.0, &["w8"]);
+    let skipped = heard(&all, range.start, 8.0, &["w10"]);
     assert!(stream
         .take_settled_pass(settled.clone(), triple.clone(), &skipped, &wording)
         .is_none());
@@ -380,9 +379,8 @@ fn a_strides_pass_settles_at_the_last_passs_sentence_end() {
     let (cut, _) = stream
         .take_settled_pass(settled, triple, &pass, &wording)
         .expect("agrees");
-    assert!((3.96..4.0).contains(&cut), "cut at {cut} s");
+    assert!((4.96..5.0).contains(&cut), "cut at {cut} s");
     let text = stream.with_tail(Some(&stream.tentative_text()));
-    // "W8": the tail starts a sentence.
     let words: Vec<String> = text
         .split_whitespace()
         .map(|w| w.trim_end_matches('.').to_lowercase())
