@@ -190,8 +190,8 @@ impl WorkerThread {
     }
 
     /// A pass (at a pause, or a stride's) over the recording after `settled` (the stream with
-    /// its last pass's words committed, [`Stream::settled_by_last_pass`]), with word times: taken when it agrees with the
-    /// last pass after the cut ([`Stream::take_settled_pass`]).
+    /// its last pass's words committed, [`Stream::settled_by_last_pass`]), with word times:
+    /// taken when it agrees with the last pass after the cut ([`Stream::take_settled_pass`]).
     fn settled_pass(
         &mut self,
         job: &Job,
@@ -487,6 +487,15 @@ type Tail = (Option<String>, Heard);
 /// The settled pass checks the last ~2 s of the committed words (it hears them again and must
 /// write them) and its first words after the cut ([`Stream::rest_after_settling`]). Sentence
 /// ends only, this was 3 s: a settle then saves more than a word gap's does.
+///
+/// What it costs: after a settle only 3–5 s stay uncommitted, so strides wait for
+/// [`stream::STRIDE_FROM`] again and key-up may hear more (the non-busy harness's 35 s clip,
+/// `cargo test --release --test app_pipeline_streaming -- a_long --nocapture`: key-up's engine
+/// time 0.31–0.34 → 0.38–0.39 s; in the app key-up → pasted stayed at 155–196 ms). Running
+/// every stride after a commit mid-speech brought key-up to 0.25 s and cost more than settling
+/// saved. And a settled pass that disagrees is followed by the pass from the last commit: once,
+/// at the last pause before key-up, key-up waited 0.42 s for the two (BENCHMARKS.md, "Every
+/// pass settles at a quiet word gap").
 const SETTLING_SAVES: usize = 3 * SAMPLE_RATE as usize / 2;
 
 /// What became of a pass at a pause after settling.
