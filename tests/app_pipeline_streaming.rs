@@ -15,6 +15,8 @@
 
 mod common;
 
+use common::cuts::{cut_faults_beyond, Cut};
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::mpsc;
@@ -47,12 +49,21 @@ struct Run {
     /// Engine time of each pass while the key was held, and at key-up.
     passes: Vec<Duration>,
     at_key_up: Duration,
-    /// The number of committed words after each commit.
-    cuts: Vec<usize>,
+    /// Each commit: the words committed by then (whitespace-separated, as the app logs
+    /// `words_total`), and where the pass that committed them ended (s; the harness sees no
+    /// cut times, and the checks only print it).
+    cuts: Vec<Cut>,
     /// Each pass while the key was held: where its audio ended (s), when its result came in
     /// (its audio's end plus its engine time, for a worker that keeps up), and the committed
     /// text then.
     commits: Vec<(f32, f32, String)>,
+}
+
+impl Run {
+    /// The words committed by each commit.
+    fn words_at_cuts(&self) -> Vec<usize> {
+        self.cuts.iter().map(|cut| cut.words_total).collect()
+    }
 }
 
 impl Harness {
@@ -224,10 +235,13 @@ impl Harness {
                 came_in = came_in.max(held);
                 commits.push((held, came_in, committed.clone()));
             }
-            let words = normalised_words(&committed).len();
+            let words = committed.split_whitespace().count();
             if words > committed_words {
                 committed_words = words;
-                cuts.push(words);
+                cuts.push(Cut {
+                    cut_s: f64::from(seconds),
+                    words_total: words,
+                });
             }
         }
         // Key-up, then the recorder's tail of room quiet.
@@ -331,50 +345,20 @@ fn without_pauses(clip: &Path, out: &Path) -> Vec<f32> {
     read_wav_16k(out).unwrap()
 }
 
-/// Words inserted or lost within two words of each cut (`cuts`: committed word counts), in
-/// `text` aligned with `reference`, that `whole` (the same audio transcribed at once) does not
-/// also have at the same place of the reference.
-fn damage_at_cuts(reference: &str, text: &str, whole: &str, cuts: &[usize]) -> Vec<String> {
-    let reference = normalised_words(reference);
-    let streamed = normalised_words(text);
-    let edits = align(&reference, &streamed);
-    let whole_edits = align(&reference, &normalised_words(whole));
-    let whole_has = |edit: &Edit| whole_edits.contains(edit);
-    let mut damage = Vec::new();
-    // The reference position of each streamed word (or of the next reference word).
-    let mut at = 0;
-    let positions: Vec<(usize, Edit)> = edits
+/// The cuts that lost or repeated words in `text` aligned with `reference`, less the words
+/// `whole` (the same audio transcribed at once) lost too: the desktop test's check
+/// (`common::cuts`), so that both judge a cut alike (a word inserted beside a cut counts when
+/// it repeats a neighbour; one Whisper merely wrote otherwise is the WER bound's business).
+fn damage_at_cuts(reference: &str, text: &str, whole: &str, cuts: &[Cut]) -> Vec<String> {
+    cut_faults_beyond(reference, text, Some(whole), cuts)
         .iter()
-        .map(|edit| {
-            if let Edit::Match { reference, .. } | Edit::Substitute { reference, .. } = edit {
-                at = *reference;
-            }
-            (at, *edit)
+        .map(|fault| {
+            format!(
+                "{:?} at the cut after {} words: \"{}\"",
+                fault.edits, fault.at_word, fault.context
+            )
         })
-        .collect();
-    for &cut in cuts {
-        for (position, edit) in &positions {
-            let near = match edit {
-                Edit::Insert { hypothesis } => hypothesis.abs_diff(cut) <= 2,
-                Edit::Delete { .. } => positions
-                    .iter()
-                    .any(|(p, e)| p == position && matches!(e, Edit::Match { hypothesis, .. } if hypothesis.abs_diff(cut) <= 2)),
-                _ => false,
-            };
-            if near && !whole_has(edit) {
-                let words = |from: usize| {
-                    streamed[from.saturating_sub(3)..(from + 3).min(streamed.len())].join(" ")
-                };
-                damage.push(format!(
-                    "{edit:?} at the cut after word {cut}: \"{}\"",
-                    words(cut)
-                ));
-            }
-        }
-    }
-    damage.sort();
-    damage.dedup();
-    damage
+        .collect()
 }
 
 /// Committed-word lag: for each word committed while the key was held, from the end of the
@@ -443,7 +427,7 @@ fn check(
         audio.len() as f32 / RATE as f32,
         run.passes.len(),
         run.cuts.len(),
-        run.cuts,
+        run.words_at_cuts(),
         run.at_key_up.as_millis(),
         whole_engine.as_millis(),
         all.as_millis(),
@@ -515,7 +499,7 @@ fn a_clip_streamed_by_a_busy_worker_keeps_its_words_at_every_offset() {
             "offset {phase} s: {} passes, commits after words {:?}, WER {wer:.1}% (whole \
              {whole_wer:.1}%)\n  {}",
             run.passes.len(),
-            run.cuts,
+            run.words_at_cuts(),
             run.text
         );
         if !damage.is_empty() {
