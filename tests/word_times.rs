@@ -121,7 +121,7 @@ fn compare(entry: &Entry, ours: &Transcript) -> Result<Deviations, String> {
         deviations.times.push((m.end - t.end).abs());
         deviations
             .probabilities
-            .push((m.probability - t.probability).abs());
+            .push((m.probability.expect("asked for by default") - t.probability).abs());
         assert!(m.start <= m.end, "{m:?}");
     }
     Ok(deviations)
@@ -232,8 +232,9 @@ fn cpu_time() -> Duration {
 }
 
 /// What asking for word times costs and changes: nothing but the words (same segments, same
-/// text), for one more decoder pass per window. Prints the pass's time next to the
-/// transcription's for a 5 s and a 24 s clip (median of 3 runs after a warm-up).
+/// text), for one more decoder pass per window; without their probabilities, the same words at
+/// the same times. Prints the pass's time next to the transcription's for a 5 s and a 24 s
+/// clip, with and without probabilities (median of 3 runs after a warm-up).
 #[test]
 fn word_times_cost_one_decoder_pass_and_change_nothing_else() {
     let mut long = None;
@@ -249,8 +250,13 @@ fn word_times_cost_one_decoder_pass_and_change_nothing_else() {
         for padding in [PaddingEncoding::Full, PaddingEncoding::Primed] {
             let plain_params = params(padding, false);
             let word_params = params(padding, true);
+            let times_only = TranscribeParams {
+                word_probabilities: false,
+                ..word_params.clone()
+            };
             let _ = transcribe(model, &samples, &word_params);
             let (mut plain_times, mut with_words, mut word_pass) = (vec![], vec![], vec![]);
+            let mut times_only_pass = vec![];
             let (mut plain_cpu, mut words_cpu) = (vec![], vec![]);
             let mut last = None;
             for _ in 0..3 {
@@ -276,16 +282,45 @@ fn word_times_cost_one_decoder_pass_and_change_nothing_else() {
                 };
                 assert_eq!(times(&plain), times(&worded), "{clip}: segments changed");
                 assert!(worded.segments.iter().all(|s| !s.words.is_empty()));
+                let timed = transcribe(model, &samples, &times_only);
+                times_only_pass.push(timed.timings.words);
+                let words_of = |t: &Transcript| {
+                    t.segments
+                        .iter()
+                        .flat_map(|s| &s.words)
+                        .map(|w| (w.text.clone(), w.start, w.end))
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(
+                    words_of(&timed),
+                    words_of(&worded),
+                    "{clip}: leaving out the probabilities moved a word"
+                );
+                let all_words = |t: &Transcript| t.segments.iter().flat_map(|s| &s.words).count();
+                let with_probability = |t: &Transcript| {
+                    t.segments
+                        .iter()
+                        .flat_map(|s| &s.words)
+                        .filter(|w| w.probability.is_some())
+                        .count()
+                };
+                assert_eq!(with_probability(&worded), all_words(&worded));
+                assert_eq!(
+                    with_probability(&timed),
+                    0,
+                    "{clip}: probabilities not asked for"
+                );
                 last = Some(worded);
             }
             let median_of = |v: &mut Vec<Duration>| {
                 v.sort();
                 v[1]
             };
-            let (plain, worded, pass) = (
+            let (plain, worded, pass, times_pass) = (
                 median_of(&mut plain_times),
                 median_of(&mut with_words),
                 median_of(&mut word_pass),
+                median_of(&mut times_only_pass),
             );
             let words = last
                 .map(|t| t.segments.iter().map(|s| s.words.len()).sum::<usize>())
@@ -300,12 +335,14 @@ fn word_times_cost_one_decoder_pass_and_change_nothing_else() {
             );
             println!(
                 "{model} {clip} ({:.1} s, {padding:?}, {words} words): transcription {:.0} ms, \
-                 with word times {:.0} ms, word-time pass {:.0} ms ({:.0}% of the transcription)",
+                 with word times {:.0} ms, word-time pass {:.0} ms ({:.0}% of the transcription), \
+                 without probabilities {:.0} ms",
                 samples.len() as f32 / 16_000.0,
                 plain.as_secs_f64() * 1e3,
                 worded.as_secs_f64() * 1e3,
                 pass.as_secs_f64() * 1e3,
-                100.0 * pass.as_secs_f64() / plain.as_secs_f64()
+                100.0 * pass.as_secs_f64() / plain.as_secs_f64(),
+                times_pass.as_secs_f64() * 1e3,
             );
         }
     }

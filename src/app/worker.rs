@@ -612,6 +612,11 @@ impl WorkerThread {
                 encode_ms = ms(timings.encode),
                 decode_ms = ms(timings.decode),
                 words_ms = ms(timings.words),
+                tokens = transcript
+                    .segments
+                    .iter()
+                    .map(|segment| segment.tokens.len())
+                    .sum::<usize>(),
                 drafted = timings.drafted,
                 draft = params.draft.len(),
                 attempts = timings.attempts,

@@ -95,6 +95,10 @@ pub struct TranscribeParams {
     /// Give each segment its words with their times ([`crate::whisper::words`]): one more
     /// decoder pass per window over its text. Off by default (OpenAI's `word_timestamps`).
     pub word_times: bool,
+    /// With [`Self::word_times`], each word's probability too (OpenAI's): logits over the
+    /// whole vocabulary for every text token, about a third of the word-time pass. On by
+    /// default; the app's streamed passes, which read only the times, leave them out.
+    pub word_probabilities: bool,
     /// The tokens the first window is expected to decode to, e.g. the previous pass's over the
     /// same audio while a dictation is transcribed as it is spoken: checked in one decoder call
     /// instead of decoded a step per token, with the same result
@@ -194,6 +198,7 @@ impl Default for TranscribeParams {
             fallback_time_budget: None,
             padding: PaddingEncoding::Full,
             word_times: false,
+            word_probabilities: true,
             draft: Vec::new(),
             draft_elsewhere: false,
         }

@@ -28,6 +28,9 @@ pub struct Word {
     pub text: String,
     pub start: f32,
     pub end: f32,
-    /// The mean of its tokens' probabilities (over the text tokens only) in the alignment pass.
-    pub probability: f32,
+    /// The mean of its tokens' probabilities (over the text tokens only) in the alignment pass;
+    /// `None` when [`TranscribeParams::word_probabilities`](super::TranscribeParams::word_probabilities)
+    /// did not ask for them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probability: Option<f32>,
 }

@@ -338,6 +338,7 @@ pub fn transcribe(
                 language: language.as_deref().unwrap_or("en"),
                 num_frames: segment_size,
                 time_offset: seek as f64 * HOP_LENGTH as f64 / SAMPLE_RATE as f64,
+                probabilities: params.word_probabilities,
             };
             last_speech = in_phase(observer, Phase::Decode, |keep_going| {
                 if !keep_going() {

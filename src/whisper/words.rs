@@ -47,6 +47,9 @@ pub struct WindowAlignment<'a> {
     pub num_frames: usize,
     /// The window's start in the audio, in seconds.
     pub time_offset: f64,
+    /// Each word's probability too: logits over the vocabulary for every text token, about a
+    /// third of the word-time pass (`TranscribeParams::word_probabilities`).
+    pub probabilities: bool,
 }
 
 /// Gives each segment of one window its words (faster-whisper's `add_word_timestamps`), from
@@ -106,7 +109,7 @@ struct Aligned {
     tokens: usize,
     start: f64,
     end: f64,
-    probability: f64,
+    probability: Option<f64>,
 }
 
 fn torch(stage: &'static str) -> impl FnOnce(tch::TchError) -> ModelError {
@@ -138,7 +141,17 @@ fn find_alignment(
         model.decode_attending(&input, &mut state, window.heads, frames as i64)?;
 
     let offset = window.sot_sequence.len();
-    let probabilities = token_probabilities(model, &hidden, offset, text, specials.eot)?;
+    let probabilities = if window.probabilities {
+        Some(token_probabilities(
+            model,
+            &hidden,
+            offset,
+            text,
+            specials.eot,
+        )?)
+    } else {
+        None
+    };
 
     let heads = scores.size()[1] as usize;
     let weights: Vec<f32> = scores
@@ -159,7 +172,7 @@ fn find_alignment(
     let text_of = |ids: &[u32]| token_text(tokenizer, ids);
     let spaces = !NO_SPACE_LANGUAGES.contains(&window.language);
     let words = split_to_words(&with_end, specials.eot, &text_of, spaces);
-    Ok(words_from_jumps(&words, &jumps, &probabilities))
+    Ok(words_from_jumps(&words, &jumps, probabilities.as_deref()))
 }
 
 /// The text of token ids as faster-whisper's `decode_with_timestamps` spells it: special
@@ -351,7 +364,7 @@ fn split_to_words(
 fn words_from_jumps(
     words: &[(String, Vec<u32>)],
     jumps: &[f64],
-    probabilities: &[f32],
+    probabilities: Option<&[f32]>,
 ) -> Vec<Aligned> {
     if words.len() <= 1 {
         return Vec::new();
@@ -365,14 +378,22 @@ fn words_from_jumps(
         .zip(words)
         .filter_map(|(bounds, (text, ids))| {
             let (from, to) = (bounds[0], bounds[1]);
-            let probs = probabilities.get(from..to)?;
+            let probability = match probabilities {
+                Some(all) => {
+                    let probs = all.get(from..to)?;
+                    Some(
+                        probs.iter().map(|&p| f64::from(p)).sum::<f64>()
+                            / probs.len().max(1) as f64,
+                    )
+                }
+                None => None,
+            };
             Some(Aligned {
                 text: text.clone(),
                 tokens: ids.len(),
                 start: *jumps.get(from)?,
                 end: *jumps.get(to)?,
-                probability: probs.iter().map(|&p| f64::from(p)).sum::<f64>()
-                    / probs.len().max(1) as f64,
+                probability,
             })
         })
         .collect()
@@ -473,7 +494,7 @@ fn place_words(
     let mut next = 0;
     let mut placed = Vec::with_capacity(segments.len());
     for segment in segments {
-        let mut words: Vec<(String, f64, f64, f64)> = Vec::new();
+        let mut words: Vec<(String, f64, f64, Option<f64>)> = Vec::new();
         let mut saved_tokens = 0;
         while next < alignment.len() && saved_tokens < segment.text_tokens {
             let timing = &alignment[next];
@@ -522,7 +543,7 @@ fn place_words(
                     text,
                     start: start as f32,
                     end: end as f32,
-                    probability: probability as f32,
+                    probability: probability.map(|p| p as f32),
                 })
                 .collect(),
         );
@@ -649,7 +670,7 @@ mod tests {
             tokens,
             start,
             end,
-            probability: 0.9,
+            probability: Some(0.9),
         }
     }
 
@@ -659,7 +680,7 @@ mod tests {
         // Rows: <|notimestamps|> and the six text tokens.
         let jumps = [0.0, 0.1, 0.5, 0.6, 0.7, 0.8, 1.2];
         let probabilities = [0.5, 1.0, 0.9, 0.6, 0.3, 1.0];
-        let aligned = words_from_jumps(&words, &jumps, &probabilities);
+        let aligned = words_from_jumps(&words, &jumps, Some(&probabilities));
         assert_eq!(
             aligned.len(),
             4,
@@ -667,7 +688,10 @@ mod tests {
         );
         assert_eq!((aligned[0].start, aligned[0].end), (0.0, 0.1));
         assert_eq!((aligned[2].start, aligned[2].end), (0.5, 0.8));
-        assert!((aligned[2].probability - 0.6).abs() < 1e-6);
+        assert!((aligned[2].probability.unwrap() - 0.6).abs() < 1e-6);
+        let without = words_from_jumps(&words, &jumps, None);
+        assert_eq!((without[2].start, without[2].end), (0.5, 0.8));
+        assert_eq!(without[2].probability, None);
         assert_eq!((aligned[3].start, aligned[3].end), (0.8, 1.2));
     }
 

@@ -148,7 +148,7 @@ pub(super) fn transcript_of(words: &[(&str, f32, f32)], per_segment: usize) -> T
                     text: text.into(),
                     start,
                     end,
-                    probability: 0.9,
+                    probability: Some(0.9),
                 })
                 .collect(),
         })
