@@ -465,3 +465,59 @@ fn three_passes_in_a_row_that_agree_outvote_the_first_words_they_skipped() {
     assert_eq!(after_cut.skipped_after_cut(&send), skipped);
     assert_eq!(after_cut.skipped_after_cut(&send), None);
 }
+
+/// The settled passes' agreement after a cut: the same first words, the second spelled
+/// otherwise, or only the first another word (the app's log); never a word lost or said again.
+#[test]
+fn a_pass_starts_the_same_after_the_cut_unless_a_word_was_lost_or_said_again() {
+    let agree = |expected: &str, heard: &str, last: Option<&str>| {
+        let words = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
+        starts_the_same(&words(expected), &words(heard), last)
+    };
+    assert!(agree("the budget review", "the budget review moved", None));
+    // Seen in the app's log, 2026-11-30: the last pass's last words, heard with more audio.
+    assert!(agree(
+        "saturday morning slays ring",
+        "saturday mornings please remind",
+        None
+    ));
+    assert!(agree(
+        "inks and have a",
+        "thanks and have a",
+        Some("anything")
+    ));
+    // A word lost at the cut: everything after it one word early.
+    assert!(!agree("inks and have a", "and have a great", None));
+    assert!(!agree("the cat sat on", "the mat", None));
+    // A committed word said again: everything one word late.
+    assert!(!agree(
+        "thanks and have a",
+        "important thanks and have",
+        Some("important")
+    ));
+    // ... or said again in place of the word after the cut.
+    assert!(!agree(
+        "thanks and have a",
+        "important and have a",
+        Some("important")
+    ));
+    // A second word that is another word, and one too short to tell.
+    assert!(!agree("late hey milk", "late edmilk eggs and", None));
+    // Words split otherwise: the cut may be right, but nothing here says so.
+    assert!(!agree(
+        "you are asked whether",
+        "peter asked whether the",
+        None
+    ));
+    // A word lost or said again after the first.
+    assert!(!agree("the budget review has", "the review has been", None));
+    assert!(!agree(
+        "the budget review has",
+        "the the budget review",
+        None
+    ));
+    assert!(!agree("at two", "at ten", None));
+    // Nothing to compare with: nothing to refuse.
+    assert!(agree("", "anything", None));
+    assert!(!agree("saturday morning", "", None));
+}
