@@ -261,9 +261,9 @@ pub enum Reply {
     // The Models page's ([`super::models_page`]).
     /// The models, the folder they are in, and the download running (if any).
     ModelList {
-        models: Vec<super::models_page::ModelRow>,
+        models: Vec<ModelRow>,
         folder: String,
-        downloading: Option<super::models_page::DownloadShown>,
+        downloading: Option<DownloadShown>,
     },
     /// The running download's stage and percent.
     ModelProgress {
@@ -275,10 +275,65 @@ pub enum Reply {
     /// happened, in the UI language.
     ModelDone {
         model: String,
-        action: super::models_page::ModelAction,
+        action: ModelAction,
         ok: bool,
         detail: String,
     },
+}
+
+/// One model as the Models page lists it ([`super::models_page::rows`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ModelRow {
+    pub name: String,
+    pub installed: bool,
+    /// A catalogue model (downloadable); `false` for a folder of the person's own.
+    pub downloadable: bool,
+    /// The download's size, for people ("78 MB").
+    pub size: Option<String>,
+    /// The memory it needs while it runs on the CPU.
+    pub memory: Option<String>,
+    pub languages: Option<&'static str>,
+    /// What it is good for (Polish in particular), in the UI language.
+    pub advice: Option<&'static str>,
+    /// What an interrupted download left (the next Download continues it).
+    pub partial: Option<String>,
+    /// The model dictations use.
+    pub current: bool,
+    /// The machine's suggestion ([`crate::models::suggest_default`]).
+    pub suggested: bool,
+}
+
+/// A download in progress as the page shows it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct DownloadShown {
+    pub model: String,
+    /// `downloading`, `verifying` or `loading` (the menu's stage names).
+    pub stage: &'static str,
+    pub percent: u8,
+}
+
+/// Which of the page's actions a [`Reply::ModelDone`] answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelAction {
+    Download,
+    /// A download ended by Cancel.
+    Cancel,
+    Verify,
+    Remove,
+    Use,
+}
+
+impl ModelAction {
+    pub fn name(self) -> &'static str {
+        match self {
+            ModelAction::Download => "download",
+            ModelAction::Cancel => "cancel",
+            ModelAction::Verify => "verify",
+            ModelAction::Remove => "remove",
+            ModelAction::Use => "use",
+        }
+    }
 }
 
 /// What the window does beyond the database: the app's clipboard, the sound output, the

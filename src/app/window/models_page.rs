@@ -9,7 +9,7 @@
 //! model's verification in words ([`verify_installed`]). Nothing here touches the app's state:
 //! tested without a window.
 
-use super::ipc::{Command, Reply};
+use super::ipc::{Command, DownloadShown, ModelRow, Reply};
 use super::models_texts::{self, Refusal};
 use crate::i18n::UiLang;
 use crate::models::{self, CatalogueEntry, ModelStatus};
@@ -31,61 +31,6 @@ pub enum ModelRequest {
     Remove(String),
     /// Dictate with an installed model (the menu's Model choice).
     Use(String),
-}
-
-/// One model as the page lists it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct ModelRow {
-    pub name: String,
-    pub installed: bool,
-    /// A catalogue model (downloadable); `false` for a folder of the person's own.
-    pub downloadable: bool,
-    /// The download's size, for people ("78 MB").
-    pub size: Option<String>,
-    /// The memory it needs while it runs on the CPU.
-    pub memory: Option<String>,
-    pub languages: Option<&'static str>,
-    /// What it is good for (Polish in particular), in the UI language.
-    pub advice: Option<&'static str>,
-    /// What an interrupted download left (the next Download continues it).
-    pub partial: Option<String>,
-    /// The model dictations use.
-    pub current: bool,
-    /// The machine's suggestion ([`models::suggest_default`]).
-    pub suggested: bool,
-}
-
-/// A download in progress as the page shows it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct DownloadShown {
-    pub model: String,
-    /// `downloading`, `verifying` or `loading` (the menu's stage names).
-    pub stage: &'static str,
-    pub percent: u8,
-}
-
-/// Which of the page's actions a [`Reply::ModelDone`] answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ModelAction {
-    Download,
-    /// A download ended by Cancel.
-    Cancel,
-    Verify,
-    Remove,
-    Use,
-}
-
-impl ModelAction {
-    pub fn name(self) -> &'static str {
-        match self {
-            ModelAction::Download => "download",
-            ModelAction::Cancel => "cancel",
-            ModelAction::Verify => "verify",
-            ModelAction::Remove => "remove",
-            ModelAction::Use => "use",
-        }
-    }
 }
 
 /// The page's rows: every catalogue model (smallest first), then installed folders the

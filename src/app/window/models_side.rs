@@ -7,7 +7,8 @@
 //! downloading). Every answer goes to the open window; the list follows every change.
 
 use super::ipc::Reply;
-use super::models_page::{self, DownloadShown, ModelAction, ModelRequest};
+use super::ipc::{DownloadShown, ModelAction};
+use super::models_page::{self, ModelRequest};
 use super::models_texts::Refusal;
 use super::WindowRequest;
 use crate::app::model_download::{stage_name, DownloadEvent};

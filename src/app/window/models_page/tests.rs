@@ -1,4 +1,5 @@
 use super::*;
+use crate::app::window::ipc::ModelAction;
 use std::cell::RefCell;
 use std::fs;
 use std::rc::Rc;
