@@ -59,8 +59,9 @@ impl Stream {
     /// The `transcript` of `audio` (the recording from [`Self::pass_from`] on, with word
     /// times) by the pass after [`Self::settled_by_last_pass`]: without the committed words it heard again,
     /// when it agrees with the last pass after the cut: no stretch of speech after the cut left
-    /// out ([`unheard_speech`]) and the same first words there ([`Context::follows_the_cut`]).
-    /// `None` when it does not: the cut may have lost or repeated words.
+    /// out ([`unheard_speech`]) and its first words there where the last pass's start, each in
+    /// its place ([`super::context::Context::follows_the_cut`]). `None` when it does not: the
+    /// cut may have lost or repeated words.
     pub fn rest_after_settling(
         &self,
         transcript: &Transcript,
