@@ -8,6 +8,7 @@ use super::model::{AudioKeys, DecoderState, ModelError, Whisper};
 use super::params::Task;
 use super::rules::{log_softmax, LogitRules};
 use super::search::{best_candidate, BeamSearch, Candidate, Greedy, Search, SplitMix64};
+use super::step_threads::FewerThreads;
 use super::tokenizer::{SpecialTokens, Tokenizer};
 use flate2::{write::ZlibEncoder, Compression};
 use std::collections::VecDeque;
@@ -168,6 +169,13 @@ pub fn decode_window(
                     .collect();
                 let mut fed = tokens.clone();
                 fed[0].extend(&in_flight);
+                // One token of one row: a product too small to share out.
+                let one_token = rows == 1 && in_flight.is_empty();
+                let _threads = FewerThreads::limit(if one_token {
+                    model.one_token_threads()
+                } else {
+                    None
+                });
                 let hidden = model.decode(&token_tensor(&fed, fed_from), &mut state)?;
                 queued = positions_logits(model, &hidden)?;
                 queued.pop_front().unwrap_or_default()

@@ -122,6 +122,12 @@ impl Engine {
         self.model.set_masked_attention(kernel);
     }
 
+    /// The CPU threads a one-token decoder step runs on (`None`: the caller's); by default
+    /// chosen for the model ([`super::step_threads`]), overridden by the benchmark.
+    pub fn set_one_token_threads(&mut self, threads: Option<i32>) {
+        self.model.set_one_token_threads(threads);
+    }
+
     pub fn tokenizer(&self) -> &Tokenizer {
         &self.tokenizer
     }

@@ -24,6 +24,7 @@ pub mod quant;
 pub mod rules;
 pub mod search;
 mod segment;
+pub mod step_threads;
 pub mod tokenizer;
 pub mod transcribe;
 pub mod weights;

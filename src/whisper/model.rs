@@ -18,6 +18,7 @@ use super::layers::{
 };
 use super::padding::{PrimedPadding, WindowCrossKv, PADDING_MARGIN_POSITIONS};
 use super::quant::Int8Rows;
+use super::step_threads;
 pub use super::weights::{decoder_kind_for, int8_steps_for};
 use super::weights::{DecoderBlock, SelfAttention, StepWeights, Storage, Weight, WhisperWeights};
 use tch::{Device, Kind, TchError, Tensor};
@@ -80,6 +81,9 @@ pub struct Whisper {
     decoder_kind: Kind,
     /// The padding's states for [`Whisper::encode_audio_while`], once primed.
     primed: std::cell::OnceCell<PrimedPadding>,
+    /// The CPU threads a one-token decoder step runs on (`None`: the caller's), see
+    /// [`super::step_threads`].
+    one_token_threads: Option<i32>,
 }
 
 /// An audio window's encoder output `[1, ctx, d]`, and the position from which it is the primed
@@ -211,6 +215,7 @@ impl Whisper {
             Weight::Float(table)
         };
         let gemm = Gemm::for_device(device, kind);
+        let one_token_threads = step_threads::for_one_token(&weights.dims, device);
         Ok(Self {
             weights,
             embedding: TokenEmbedding { table, gemm },
@@ -222,6 +227,7 @@ impl Whisper {
             kind,
             decoder_kind,
             primed: std::cell::OnceCell::new(),
+            one_token_threads,
         })
     }
 
@@ -238,6 +244,17 @@ impl Whisper {
     /// `wrong=attention` breaks it; see [`MaskedAttention`]).
     pub fn set_masked_attention(&mut self, kernel: MaskedAttention) {
         self.masked_attention = kernel;
+    }
+
+    /// The CPU threads a decoder step that feeds one token runs on (`None`: the caller's);
+    /// chosen for the model's size and device ([`step_threads::for_one_token`]).
+    pub fn one_token_threads(&self) -> Option<i32> {
+        self.one_token_threads
+    }
+
+    /// Overrides [`Self::one_token_threads`] (the benchmark compares one thread with all).
+    pub fn set_one_token_threads(&mut self, threads: Option<i32>) {
+        self.one_token_threads = threads;
     }
 
     pub fn dims(&self) -> &ModelDims {
