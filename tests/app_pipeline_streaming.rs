@@ -462,12 +462,26 @@ fn check(
     failures
 }
 
+/// The CPU time this process has used (user + system, every thread: the worker's and
+/// libtorch's included), seconds.
+fn process_cpu_seconds() -> f64 {
+    // SAFETY: getrusage writes the struct it is given and reads nothing else.
+    let usage = unsafe {
+        let mut usage = std::mem::zeroed::<libc::rusage>();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
 /// A clip of `scripts/make-long-clips.sh` (`STREAM_CLIP`: its wav, with its json beside it)
 /// streamed by a worker as busy as the app's (a pass skipped when newer audio came while the
 /// one before ran), once for each start offset in `STREAM_PHASES` (seconds of room quiet before
 /// the speech, comma-separated: every stride falls elsewhere in the speech). No word may be lost
 /// or said twice at a cut, and the WER stays within a point of the whole file's. Minutes per
-/// offset on a 2-core CPU, so run by hand:
+/// offset on a 2-core CPU, so run by hand. Prints each run's CPU time against the whole
+/// file's in this process (the model loaded once, before both):
 /// `STREAM_CLIP=target/long-clips/long_110s_nopause.wav STREAM_PHASES=0,0.3,0.7 cargo test
 /// --release --test app_pipeline_streaming -- --ignored --nocapture`.
 #[test]
@@ -485,21 +499,31 @@ fn a_clip_streamed_by_a_busy_worker_keeps_its_words_at_every_offset() {
     let json: serde_json::Value = serde_json::from_str(&json).unwrap();
     let reference = json["text"].as_str().expect("the clip's text").to_string();
     let audio = read_wav_16k(&clip).unwrap();
-    let (whole, _) = harness.finish(5000, audio.clone());
+    // Twice, the cheaper counted: the first may pay for kernels' first runs.
+    let mut whole_runs = (5000..5002).map(|id| {
+        let cpu = process_cpu_seconds();
+        let (whole, _) = harness.finish(id, audio.clone());
+        (whole, process_cpu_seconds() - cpu)
+    });
+    let (whole, first_cpu) = whole_runs.next().unwrap();
+    let whole_cpu = whole_runs.map(|(_, cpu)| cpu).fold(first_cpu, f64::min);
     let whole_wer = wer_percent(&reference, &whole);
     let mut failures = Vec::new();
     for (n, phase) in phases.split(',').enumerate() {
         let phase: f32 = phase.trim().parse().expect("offsets in seconds");
         let mut shifted = vec![0.0005f32; (phase * RATE as f32) as usize];
         shifted.extend_from_slice(&audio);
+        let cpu = process_cpu_seconds();
         let run = harness.stream_as(100 + n as u64, &shifted, true);
+        let run_cpu = process_cpu_seconds() - cpu;
         let damage = damage_at_cuts(&reference, &run.text, &whole, &run.cuts);
         let wer = wer_percent(&reference, &run.text);
         println!(
             "offset {phase} s: {} passes, commits after words {:?}, WER {wer:.1}% (whole \
-             {whole_wer:.1}%)\n  {}",
+             {whole_wer:.1}%), CPU {run_cpu:.2} s (whole {whole_cpu:.2} s: {:.2}x)\n  {}",
             run.passes.len(),
             run.words_at_cuts(),
+            run_cpu / whole_cpu,
             run.text
         );
         if !damage.is_empty() {

@@ -6,7 +6,8 @@
 //!
 //! Prints, per clip, a table row: key-up → pasted and the engine time (the app's `dictation
 //! done` line), the transcription passes the worker started for it and the seconds of audio
-//! they covered together (its `transcribing` lines), the app's CPU time over the dictation, its
+//! they covered together (its `transcribing` lines), the app's CPU time over the dictation (and
+//! of it, the worker's: the `transcriber` thread and the compute threads it started), its
 //! resident size (VmRSS) right after it, its peak during it (VmHWM, reset through
 //! `/proc/<pid>/clear_refs` before the key goes down) and a second later when idle, the
 //! machine's load average before and after (other work on the machine slows the app), the word
@@ -188,7 +189,25 @@ fn load_average() -> String {
 
 /// CPU seconds the process has used (user + system, all threads).
 fn cpu_seconds(pid: u32) -> f64 {
-    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    stat_cpu_seconds(&fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default())
+}
+
+/// CPU seconds the worker's threads have used: the `transcriber` thread and libtorch's compute
+/// threads, which take the name of the thread that started them.
+fn worker_cpu_seconds(pid: u32) -> f64 {
+    let Ok(tasks) = fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0.0;
+    };
+    tasks
+        .flatten()
+        .filter_map(|task| fs::read_to_string(task.path().join("stat")).ok())
+        .filter(|stat| stat.contains("(transcriber)"))
+        .map(|stat| stat_cpu_seconds(&stat))
+        .sum()
+}
+
+/// User + system seconds of a `/proc/…/stat` line.
+fn stat_cpu_seconds(stat: &str) -> f64 {
     // Fields after the command name (which may hold spaces): utime and stime are 14 and 15.
     let after = stat.rsplit(')').next().unwrap_or("");
     let fields: Vec<&str> = after.split_whitespace().collect();
@@ -211,6 +230,8 @@ struct Row {
     passes_by_part: String,
     audio_transcribed_s: f64,
     cpu_s: f64,
+    /// Of it, the worker's threads'.
+    worker_cpu_s: f64,
     rss_mb: u64,
     peak_mb: u64,
     idle_mb: u64,
@@ -272,6 +293,7 @@ fn dictate(desktop: &Desktop, app: &mut AppProcess, clip: &LongClip) -> (Row, St
     let text_box = TextBox::open(desktop, &clip.name).unwrap_or_else(|e| panic!("{e}"));
     text_box.focus().unwrap_or_else(|e| panic!("{e}"));
     let cpu_before = cpu_seconds(app.pid());
+    let worker_cpu_before = worker_cpu_seconds(app.pid());
     let load_before = load_average();
     // VmHWM from here on is this dictation's peak (not the model load's).
     let peak_reset = fs::write(format!("/proc/{}/clear_refs", app.pid()), "5").is_ok();
@@ -285,6 +307,7 @@ fn dictate(desktop: &Desktop, app: &mut AppProcess, clip: &LongClip) -> (Row, St
         .wait_for_log("dictation ", TRANSCRIBE_TIMEOUT)
         .unwrap_or_else(|e| panic!("{e}"));
     let cpu_s = cpu_seconds(app.pid()) - cpu_before;
+    let worker_cpu_s = worker_cpu_seconds(app.pid()) - worker_cpu_before;
     let (rss_mb, hwm_mb) = (
         status_mb(app.pid(), "VmRSS:"),
         status_mb(app.pid(), "VmHWM:"),
@@ -329,6 +352,7 @@ fn dictate(desktop: &Desktop, app: &mut AppProcess, clip: &LongClip) -> (Row, St
         passes_by_part,
         audio_transcribed_s,
         cpu_s,
+        worker_cpu_s,
         rss_mb,
         // Without the reset, VmHWM is the process's peak since start: not this dictation's.
         peak_mb: if peak_reset { hwm_mb } else { 0 },
@@ -536,12 +560,12 @@ fn log_line_seconds(line: &str) -> Option<f64> {
 
 fn print_table(rows: &[Row]) {
     println!(
-        "\n| clip | audio s | key-up → pasted ms | engine ms | passes | audio transcribed s | app CPU s | VmRSS after MB | peak MB | idle MB | load | WER % (as written) | cuts | committed-word lag p50 / p95 s |"
+        "\n| clip | audio s | key-up → pasted ms | engine ms | passes | audio transcribed s | app CPU s (worker's) | VmRSS after MB | peak MB | idle MB | load | WER % (as written) | cuts | committed-word lag p50 / p95 s |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in rows {
         println!(
-            "| {} | {:.1} | {} | {} | {} ({}) | {:.1} | {:.1} | {} | {} | {} | {} | {:.1} ({:.1}) | {} | {} |",
+            "| {} | {:.1} | {} | {} | {} ({}) | {:.1} | {:.1} ({:.1}) | {} | {} | {} | {} | {:.1} ({:.1}) | {} | {} |",
             r.clip,
             r.seconds,
             r.pasted_ms,
@@ -550,6 +574,7 @@ fn print_table(rows: &[Row]) {
             r.passes_by_part,
             r.audio_transcribed_s,
             r.cpu_s,
+            r.worker_cpu_s,
             r.rss_mb,
             r.peak_mb,
             r.idle_mb,
