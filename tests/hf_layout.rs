@@ -17,7 +17,8 @@ use tch::{Kind, Tensor};
 use tempfile::TempDir;
 use whisper_dictation::audio::wav::read_wav_16k;
 use whisper_dictation::whisper::ct2::Ct2Model;
-use whisper_dictation::whisper::loader::{detect_layout, load_weights, DType, RawTensor};
+use whisper_dictation::whisper::loader::{detect_layout, load_weights};
+use whisper_dictation::whisper::weight_source::{DType, RawTensor};
 use whisper_dictation::whisper::weights::{LayerNorm, Linear, SelfAttention, WhisperWeights};
 use whisper_dictation::whisper::{Engine, Layout, LoadOptions, TranscribeParams, Transcript};
 

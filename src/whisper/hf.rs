@@ -9,9 +9,9 @@
 //! shapes); the validated metadata is kept next to each map so tensors can be borrowed from it.
 
 use super::dims::ModelDims;
-use super::loader::{
-    self, count_layers, first_defined, DType, GenerationConfig, JsonFile, LoadError, Located,
-    Param, Part, Piece, RawTensor, Recipe, Slot, Stack, WeightSource,
+use super::weight_source::{
+    self, count_layers, first_defined, DType, GenerationConfig, JsonFile, Located, Param, Part,
+    Piece, RawTensor, Recipe, Slot, SourceError, Stack, WeightSource,
 };
 use memmap2::Mmap;
 use safetensors::tensor::Metadata;
@@ -51,6 +51,10 @@ pub enum HfError {
     },
     #[error("{}: {reason}", .path.display())]
     Index { path: PathBuf, reason: String },
+    /// A tensor or setting the checkpoint needs is missing or wrong (the loader reports it as
+    /// its own [`SourceError`]).
+    #[error(transparent)]
+    Source(#[from] SourceError),
     #[error("{}: tensor `{tensor}` is also in {}", .path.display(), .other.display())]
     Duplicate {
         path: PathBuf,
@@ -92,11 +96,11 @@ impl Shard {
         })
     }
 
-    fn raw(&self, name: &str) -> Result<Option<RawTensor<'_>>, LoadError> {
+    fn raw(&self, name: &str) -> Result<Option<RawTensor<'_>>, SourceError> {
         let Some(info) = self.metadata.info(name) else {
             return Ok(None);
         };
-        let dtype = dtype(info.dtype).ok_or_else(|| LoadError::BadDtype {
+        let dtype = dtype(info.dtype).ok_or_else(|| SourceError::BadDtype {
             path: self.path.clone(),
             tensor: name.to_owned(),
             dtype: format!("{:?}", info.dtype),
@@ -110,7 +114,7 @@ impl Shard {
             .and_then(|(start, end)| self.map.get(start..end));
         // `read_metadata` validated offsets and sizes, so this only guards against its bugs.
         let raw = data.and_then(|data| RawTensor::new(&info.shape, dtype, data));
-        raw.map(Some).ok_or_else(|| LoadError::BadShape {
+        raw.map(Some).ok_or_else(|| SourceError::BadShape {
             path: self.path.clone(),
             tensor: name.to_owned(),
             expected: "data matching the shape".to_owned(),
@@ -163,7 +167,7 @@ impl fmt::Debug for HfCheckpoint {
 impl HfCheckpoint {
     /// Maps the weights of `dir` (`model.safetensors`, else the shards its index lists) and
     /// reads the head counts from `config.json`.
-    pub fn open(dir: &Path) -> Result<Self, LoadError> {
+    pub fn open(dir: &Path) -> Result<Self, HfError> {
         let single = dir.join(MODEL_FILE);
         let (primary, files) = if single.is_file() {
             (single.clone(), vec![single])
@@ -261,13 +265,13 @@ fn locate_tensors(shards: &[Shard]) -> Result<HashMap<String, usize>, HfError> {
 }
 
 /// `encoder_attention_heads` and `decoder_attention_heads` from `config.json`.
-fn head_counts(path: &Path) -> Result<(usize, usize), LoadError> {
-    let json = JsonFile::read_optional(path)?.ok_or_else(|| LoadError::MissingConfig {
+fn head_counts(path: &Path) -> Result<(usize, usize), SourceError> {
+    let json = JsonFile::read_optional(path)?.ok_or_else(|| SourceError::MissingConfig {
         path: path.to_owned(),
         needed_for: "the attention head counts",
     })?;
     let read = |field: &str| {
-        json.count(field)?.ok_or_else(|| LoadError::Config {
+        json.count(field)?.ok_or_else(|| SourceError::Config {
             path: path.to_owned(),
             field: field.to_owned(),
             reason: "is missing (it gives the number of attention heads)".to_owned(),
@@ -333,7 +337,7 @@ impl WeightSource for HfCheckpoint {
         }
     }
 
-    fn find(&self, name: &str) -> Result<Option<Located<'_>>, LoadError> {
+    fn find(&self, name: &str) -> Result<Option<Located<'_>>, SourceError> {
         let Some(shard) = self.locate.get(name).and_then(|&i| self.shards.get(i)) else {
             return Ok(None);
         };
@@ -371,7 +375,7 @@ impl WeightSource for HfCheckpoint {
         )
     }
 
-    fn head_count(&self, stack: Stack) -> Result<usize, LoadError> {
+    fn head_count(&self, stack: Stack) -> Result<usize, SourceError> {
         Ok(match stack {
             Stack::Encoder => self.encoder_heads,
             Stack::Decoder => self.decoder_heads,
@@ -391,7 +395,7 @@ impl WeightSource for HfCheckpoint {
 pub(crate) fn generation_config(
     dir: &Path,
     dims: &ModelDims,
-) -> Result<GenerationConfig, LoadError> {
+) -> Result<GenerationConfig, SourceError> {
     let generation = JsonFile::read_optional(&dir.join(GENERATION_FILE))?;
     let config = JsonFile::read_optional(&dir.join(CONFIG_FILE))?;
     let files: Vec<&JsonFile> = [generation.as_ref(), config.as_ref()]
@@ -405,7 +409,7 @@ pub(crate) fn generation_config(
         suppress_ids_begin: first_defined(&files, |f| f.token_ids("begin_suppress_tokens", vocab))?
             .unwrap_or_default(),
         lang_ids: first_defined(&files, |f| f.token_id_map("lang_to_id", vocab))?,
-        alignment_heads: loader::alignment_heads_or_default(
+        alignment_heads: weight_source::alignment_heads_or_default(
             first_defined(&files, |f| f.alignment_heads("alignment_heads", dims))?,
             dims,
         ),
@@ -535,7 +539,7 @@ mod tests {
     use super::testing::*;
     use super::*;
     use crate::whisper::loader::fixtures::{assert_weights_match, encode, Tiny, Values};
-    use crate::whisper::loader::{load_weights, LoadOptions, LoadedWeights};
+    use crate::whisper::loader::{load_weights, LoadError, LoadOptions, LoadedWeights};
     use tempfile::TempDir;
 
     fn assert_names(err: &impl std::fmt::Display, needles: &[&str]) {
@@ -652,12 +656,18 @@ mod tests {
         )
         .unwrap();
         let err = load(&dir).unwrap_err();
-        assert!(matches!(err, LoadError::Config { .. }), "{err}");
+        assert!(
+            matches!(err, LoadError::Source(SourceError::Config { .. })),
+            "{err}"
+        );
         assert_names(&err, &["config.json", "decoder_attention_heads"]);
 
         fs::remove_file(dir.path().join(CONFIG_FILE)).unwrap();
         let err = load(&dir).unwrap_err();
-        assert!(matches!(err, LoadError::MissingConfig { .. }), "{err}");
+        assert!(
+            matches!(err, LoadError::Source(SourceError::MissingConfig { .. })),
+            "{err}"
+        );
         assert_names(&err, &["config.json", "head"]);
     }
 
@@ -665,7 +675,10 @@ mod tests {
     fn a_missing_tensor_names_it_and_the_file() {
         let name = "model.decoder.layers.1.encoder_attn.v_proj.weight";
         let err = load(&dir_with(&without(name))).unwrap_err();
-        assert!(matches!(err, LoadError::MissingTensor { .. }), "{err}");
+        assert!(
+            matches!(err, LoadError::Source(SourceError::MissingTensor { .. })),
+            "{err}"
+        );
         assert_names(&err, &["model.safetensors", name]);
     }
 
@@ -681,7 +694,10 @@ mod tests {
             },
         ));
         let err = load(&dir_with(&tensors)).unwrap_err();
-        assert!(matches!(err, LoadError::BadShape { .. }), "{err}");
+        assert!(
+            matches!(err, LoadError::Source(SourceError::BadShape { .. })),
+            "{err}"
+        );
         assert_names(&err, &["model.safetensors", name, "[8, 8]", "[8, 7]"]);
     }
 
@@ -732,7 +748,10 @@ mod tests {
         fs::write(dir.path().join(MODEL_FILE), serialize_encoded(&encoded)).unwrap();
         write_configs(dir.path(), &Tiny::SMALL);
         let err = load(&dir).unwrap_err();
-        assert!(matches!(err, LoadError::BadDtype { .. }), "{err}");
+        assert!(
+            matches!(err, LoadError::Source(SourceError::BadDtype { .. })),
+            "{err}"
+        );
         assert_names(&err, &["model.safetensors", name, "I64"]);
     }
 

@@ -1,13 +1,14 @@
 //! Loading a Whisper model directory into [`WhisperWeights`]: the public entry points
-//! ([`detect_layout`], [`load_weights`]) and everything the two file layouts share — inferring
-//! [`ModelDims`] from tensor shapes, checking every tensor against them, turning raw
-//! little-endian bytes into tch tensors of the requested kind on the requested device, assembling
-//! the canonical structs, and reading the `config.json` fields behind [`GenerationConfig`].
+//! ([`detect_layout`], [`load_weights`]), what they can fail with ([`LoadError`]), and the work
+//! that is the same for every file layout — inferring [`ModelDims`] from tensor shapes,
+//! checking every tensor against them, turning raw little-endian bytes into tch tensors of the
+//! requested kind on the requested device, and assembling the canonical structs.
 //!
 //! The layouts themselves live in [`super::ct2`] (CTranslate2 `model.bin`, as faster-whisper
-//! uses) and [`super::hf`] (Hugging Face safetensors). Each implements [`WeightSource`], which
-//! only says which stored tensor(s) make up each canonical [`Slot`]; the checks, conversion and
-//! q/k/v fusion are written once here, so both layouts fail the same way and load identically.
+//! uses) and [`super::hf`] (Hugging Face safetensors). Each implements
+//! `super::weight_source::WeightSource`, which only says which stored tensor(s) make up each
+//! canonical slot; the checks, conversion and q/k/v fusion are written once here, so both
+//! layouts fail the same way and load identically.
 //!
 //! Loading runs in two passes over the same assembly code: the first only looks tensors up and
 //! checks shapes and dtypes (cheap, no allocation), the second converts. A broken file is
@@ -16,6 +17,8 @@
 use super::ct2::{self, Ct2Error, Ct2Model};
 use super::dims::ModelDims;
 use super::hf::{self, HfCheckpoint, HfError};
+pub use super::weight_source::{GenerationConfig, SourceError};
+use super::weight_source::{Located, Param, Part, Piece, RawTensor, Slot, Stack, WeightSource};
 use super::weights::{
     Conv1d, CrossAttention, DecoderBlock, DecoderWeights, EncoderBlock, EncoderWeights, LayerNorm,
     Linear, Mlp, SelfAttention, StepWeights, Storage, Weight, WhisperWeights,
@@ -70,23 +73,6 @@ impl Default for LoadOptions {
     }
 }
 
-/// Decoding facts a model directory ships next to its weights.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct GenerationConfig {
-    /// Tokens never sampled (CTranslate2 `suppress_ids`, HF `suppress_tokens`); empty if unlisted.
-    pub suppress_ids: Vec<u32>,
-    /// Tokens suppressed at the first sampled position only (CTranslate2 `suppress_ids_begin`,
-    /// HF `begin_suppress_tokens`: blank and end-of-text); empty if unlisted.
-    pub suppress_ids_begin: Vec<u32>,
-    /// Token ids of the language tokens, in the model's language order (CTranslate2
-    /// `lang_ids`; HF `lang_to_id` sorted by id); `None` if the directory does not list them.
-    /// English-only directories may list them too: use `ModelDims::is_multilingual` to decide.
-    pub lang_ids: Option<Vec<u32>>,
-    /// (decoder layer, head) pairs whose cross-attention follows the audio in time. When the
-    /// directory lists none, OpenAI's default: every head of the last half of the decoder.
-    pub alignment_heads: Vec<(usize, usize)>,
-}
-
 /// A complete model: the weights, where they came from, and the generation facts.
 #[derive(Debug)]
 pub struct LoadedWeights {
@@ -126,25 +112,10 @@ pub enum LoadError {
     #[error(transparent)]
     Ct2(#[from] Ct2Error),
     #[error(transparent)]
-    Hf(#[from] HfError),
-    #[error("{}: tensor `{tensor}` is missing", .path.display())]
-    MissingTensor { path: PathBuf, tensor: String },
-    #[error("{}: tensor `{tensor}` has shape {actual:?}, expected {expected}", .path.display())]
-    BadShape {
-        path: PathBuf,
-        tensor: String,
-        expected: String,
-        actual: Vec<usize>,
-    },
-    #[error("{}: tensor `{tensor}` is {dtype}, which cannot be loaded: {reason}", .path.display())]
-    BadDtype {
-        path: PathBuf,
-        tensor: String,
-        dtype: String,
-        reason: &'static str,
-    },
-    #[error("{}: {reason}", .path.display())]
-    BadDims { path: PathBuf, reason: String },
+    Hf(HfError),
+    /// A tensor or setting the files hold is missing or wrong (either layout).
+    #[error(transparent)]
+    Source(#[from] SourceError),
     #[error(
         "{}: the output projection `{tensor}` differs from the token embedding `{embedding}`; \
          Whisper ties them and so does this loader",
@@ -162,23 +133,17 @@ pub enum LoadError {
         #[source]
         source: TchError,
     },
-    #[error("{}: invalid JSON: {source}", .path.display())]
-    Json {
-        path: PathBuf,
-        #[source]
-        source: serde_json::Error,
-    },
-    #[error("{}: field `{field}` {reason}", .path.display())]
-    Config {
-        path: PathBuf,
-        field: String,
-        reason: String,
-    },
-    #[error("{}: missing, but needed for {needed_for}", .path.display())]
-    MissingConfig {
-        path: PathBuf,
-        needed_for: &'static str,
-    },
+}
+
+impl From<HfError> for LoadError {
+    /// A missing or wrong tensor or setting is the loader's [`SourceError`] whichever layout
+    /// found it.
+    fn from(error: HfError) -> Self {
+        match error {
+            HfError::Source(source) => LoadError::Source(source),
+            other => LoadError::Hf(other),
+        }
+    }
 }
 
 /// Tells which layout `dir` holds by the files in it (CTranslate2 wins if both are present).
@@ -254,241 +219,6 @@ fn is_supported_kind(kind: Kind) -> bool {
 }
 
 // ---------------------------------------------------------------------------------------------
-// What the layouts provide.
-
-/// Element types found in weight files. Data is always little-endian.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DType {
-    F32,
-    F16,
-    BF16,
-    F64,
-    I8,
-    I16,
-    I32,
-}
-
-impl DType {
-    /// Bytes per element.
-    pub fn size(self) -> usize {
-        match self {
-            DType::I8 => 1,
-            DType::F16 | DType::BF16 | DType::I16 => 2,
-            DType::F32 | DType::I32 => 4,
-            DType::F64 => 8,
-        }
-    }
-
-    /// Whether values are stored as-is (not as quantized integers).
-    pub fn is_float(self) -> bool {
-        matches!(self, DType::F32 | DType::F16 | DType::BF16 | DType::F64)
-    }
-
-    fn kind(self) -> Kind {
-        match self {
-            DType::F32 => Kind::Float,
-            DType::F16 => Kind::Half,
-            DType::BF16 => Kind::BFloat16,
-            DType::F64 => Kind::Double,
-            DType::I8 => Kind::Int8,
-            DType::I16 => Kind::Int16,
-            DType::I32 => Kind::Int,
-        }
-    }
-}
-
-/// `shape`'s element count times the element size, `None` on overflow.
-pub(crate) fn byte_size(shape: &[usize], dtype: DType) -> Option<usize> {
-    shape
-        .iter()
-        .try_fold(dtype.size(), |acc, &d| acc.checked_mul(d))
-}
-
-/// A tensor as a file stores it: shape, element type and little-endian bytes, borrowed from a
-/// memory map. The byte count always matches the shape (checked on construction), which is
-/// what makes handing the bytes to libtorch sound.
-#[derive(Debug, Clone, Copy)]
-pub struct RawTensor<'a> {
-    shape: &'a [usize],
-    dtype: DType,
-    data: &'a [u8],
-}
-
-impl<'a> RawTensor<'a> {
-    /// `None` if `data` is not exactly `shape` × `dtype.size()` bytes.
-    pub fn new(shape: &'a [usize], dtype: DType, data: &'a [u8]) -> Option<Self> {
-        (byte_size(shape, dtype)? == data.len()).then_some(RawTensor { shape, dtype, data })
-    }
-
-    pub fn shape(&self) -> &'a [usize] {
-        self.shape
-    }
-
-    pub fn dtype(&self) -> DType {
-        self.dtype
-    }
-
-    pub fn data(&self) -> &'a [u8] {
-        self.data
-    }
-
-    fn numel(&self) -> usize {
-        self.shape.iter().product()
-    }
-
-    /// The value of a one-element integer tensor (a CTranslate2 scalar such as `num_heads`).
-    pub fn int_scalar(&self) -> Option<i64> {
-        if self.numel() != 1 {
-            return None;
-        }
-        match self.dtype {
-            DType::I8 => Some(i64::from(i8::from_le_bytes(self.data.try_into().ok()?))),
-            DType::I16 => Some(i64::from(i16::from_le_bytes(self.data.try_into().ok()?))),
-            DType::I32 => Some(i64::from(i32::from_le_bytes(self.data.try_into().ok()?))),
-            _ => None,
-        }
-    }
-}
-
-/// A stored tensor found by name: the file it is in, its bytes, and for quantized integer
-/// weights the per-row (or single) scale that undoes the quantization (`value = q / scale`).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Located<'a> {
-    pub path: &'a Path,
-    pub raw: RawTensor<'a>,
-    pub scale: Option<RawTensor<'a>>,
-}
-
-/// Encoder or decoder.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Stack {
-    Encoder,
-    Decoder,
-}
-
-impl Stack {
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Stack::Encoder => "encoder",
-            Stack::Decoder => "decoder",
-        }
-    }
-}
-
-/// The parameter-holding modules of one residual block.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Part {
-    AttnNorm,
-    /// q, k, v fused: `[3·d, d]`.
-    Qkv,
-    AttnOut,
-    CrossNorm,
-    CrossQuery,
-    /// k, v of the cross-attention fused: `[2·d_text, d_audio]`.
-    CrossKv,
-    CrossOut,
-    MlpNorm,
-    Fc1,
-    Fc2,
-}
-
-impl Part {
-    pub(crate) fn is_norm(self) -> bool {
-        matches!(self, Part::AttnNorm | Part::CrossNorm | Part::MlpNorm)
-    }
-}
-
-/// A canonical parameter-holding module of [`WhisperWeights`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Slot {
-    Conv1,
-    Conv2,
-    TokenEmbedding,
-    Positions(Stack),
-    FinalNorm(Stack),
-    Block(Stack, usize, Part),
-}
-
-impl Slot {
-    pub(crate) fn is_norm(self) -> bool {
-        match self {
-            Slot::FinalNorm(_) => true,
-            Slot::Block(_, _, part) => part.is_norm(),
-            _ => false,
-        }
-    }
-}
-
-/// Weight or bias (gamma or beta of a norm; the table itself for embeddings).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Param {
-    Weight,
-    Bias,
-}
-
-/// One stored piece of a canonical tensor.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Piece {
-    Tensor(String),
-    /// A bias the layout may leave out (OpenAI's key projection); zeros when absent.
-    ZerosIfAbsent(String),
-}
-
-impl Piece {
-    fn name(&self) -> &str {
-        match self {
-            Piece::Tensor(name) | Piece::ZerosIfAbsent(name) => name,
-        }
-    }
-}
-
-/// The stored pieces of a canonical tensor, stacked along the first axis in this order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Recipe(pub Vec<Piece>);
-
-impl Recipe {
-    pub(crate) fn single(name: String) -> Self {
-        Recipe(vec![Piece::Tensor(name)])
-    }
-
-    fn primary_name(&self) -> &str {
-        self.0.first().map_or("", Piece::name)
-    }
-}
-
-/// A file layout as the loader sees it: names for canonical slots, and lookups by name.
-pub(crate) trait WeightSource {
-    /// The file that errors about the model as a whole name.
-    fn path(&self) -> &Path;
-    /// The stored tensor called `name`; `Err` if it exists but cannot be represented.
-    fn find(&self, name: &str) -> Result<Option<Located<'_>>, LoadError>;
-    /// `located` (found here) was copied out: the pages of the file under it need not stay
-    /// resident while the rest loads ([`super::mapped::release`]).
-    fn copied_out(&self, located: &Located<'_>);
-    /// Which stored tensor(s) make up `slot`'s `param`.
-    fn recipe(&self, slot: Slot, param: Param) -> Recipe;
-    /// Blocks in the encoder or decoder (highest stored index + 1; 0 if none).
-    fn layer_count(&self, stack: Stack) -> usize;
-    /// Attention heads of the encoder or decoder, as the layout records them.
-    fn head_count(&self, stack: Stack) -> Result<usize, LoadError>;
-    /// A separately stored output projection, which must equal the token embedding.
-    fn untied_projection(&self) -> Option<String>;
-}
-
-/// Highest `N` + 1 over names `{prefix}N{sep}…`; 0 if none match.
-pub(crate) fn count_layers<'a>(names: impl Iterator<Item = &'a str>, prefix: &str) -> usize {
-    names
-        .filter_map(|name| name.strip_prefix(prefix))
-        .filter_map(|rest| {
-            let digits = rest.split(|c: char| !c.is_ascii_digit()).next()?;
-            digits.parse::<usize>().ok()
-        })
-        .map(|n| n.saturating_add(1))
-        .max()
-        .unwrap_or(0)
-}
-
-// ---------------------------------------------------------------------------------------------
 // Dimensions.
 
 /// Infers every dimension from tensor shapes (and the layout's head counts) and checks that
@@ -530,13 +260,13 @@ fn stored_shape<S: WeightSource + ?Sized>(
     slot: Slot,
     expected: &str,
     rank: usize,
-) -> Result<Vec<usize>, LoadError> {
+) -> Result<Vec<usize>, SourceError> {
     let recipe = src.recipe(slot, Param::Weight);
     let name = recipe.primary_name();
     let located = src.find(name)?.ok_or_else(|| missing(src.path(), name))?;
     let shape = located.raw.shape();
     if shape.len() != rank {
-        return Err(LoadError::BadShape {
+        return Err(SourceError::BadShape {
             path: located.path.to_owned(),
             tensor: name.to_owned(),
             expected: expected.to_owned(),
@@ -546,9 +276,9 @@ fn stored_shape<S: WeightSource + ?Sized>(
     Ok(shape.to_vec())
 }
 
-fn check_dims(path: &Path, dims: &ModelDims) -> Result<(), LoadError> {
+fn check_dims(path: &Path, dims: &ModelDims) -> Result<(), SourceError> {
     let bad = |reason: String| {
-        Err(LoadError::BadDims {
+        Err(SourceError::BadDims {
             path: path.to_owned(),
             reason,
         })
@@ -797,7 +527,7 @@ impl<S: WeightSource + ?Sized> Assembler<'_, S> {
         let name = piece.name();
         let Some(located) = self.src.find(name)? else {
             return match piece {
-                Piece::Tensor(_) => Err(missing(self.src.path(), name)),
+                Piece::Tensor(_) => Err(missing(self.src.path(), name).into()),
                 Piece::ZerosIfAbsent(_) => self.zeros(shape, name),
             };
         };
@@ -835,8 +565,8 @@ fn split_first_axis(shape: &[usize], pieces: usize) -> Vec<usize> {
     piece
 }
 
-fn missing(path: &Path, tensor: &str) -> LoadError {
-    LoadError::MissingTensor {
+fn missing(path: &Path, tensor: &str) -> SourceError {
+    SourceError::MissingTensor {
         path: path.to_owned(),
         tensor: tensor.to_owned(),
     }
@@ -846,11 +576,11 @@ fn format_shape(shape: &[usize]) -> String {
     format!("{shape:?}")
 }
 
-fn check_shape(located: &Located<'_>, name: &str, expected: &[usize]) -> Result<(), LoadError> {
+fn check_shape(located: &Located<'_>, name: &str, expected: &[usize]) -> Result<(), SourceError> {
     if located.raw.shape() == expected {
         return Ok(());
     }
-    Err(LoadError::BadShape {
+    Err(SourceError::BadShape {
         path: located.path.to_owned(),
         tensor: name.to_owned(),
         expected: format_shape(expected),
@@ -859,13 +589,13 @@ fn check_shape(located: &Located<'_>, name: &str, expected: &[usize]) -> Result<
 }
 
 /// Floats load as they are; integers only as quantized weights with a usable scale.
-fn check_dtype(located: &Located<'_>, name: &str) -> Result<(), LoadError> {
+fn check_dtype(located: &Located<'_>, name: &str) -> Result<(), SourceError> {
     let raw = &located.raw;
     if raw.dtype().is_float() {
         return Ok(());
     }
     let bad = |reason| {
-        Err(LoadError::BadDtype {
+        Err(SourceError::BadDtype {
             path: located.path.to_owned(),
             tensor: name.to_owned(),
             dtype: format!("{:?}", raw.dtype()),
@@ -957,11 +687,6 @@ fn check_tied_projection<S: WeightSource + ?Sized>(src: &S) -> Result<(), LoadEr
         embedding: embedding.to_owned(),
     })
 }
-
-mod config_json;
-pub(crate) use config_json::{
-    alignment_heads_or_default, default_alignment_heads, first_defined, JsonFile,
-};
 
 #[cfg(test)]
 pub(crate) mod fixtures;

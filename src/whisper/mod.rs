@@ -27,6 +27,7 @@ mod segment;
 pub mod step_threads;
 pub mod tokenizer;
 pub mod transcribe;
+pub mod weight_source;
 pub mod weights;
 pub mod words;
 

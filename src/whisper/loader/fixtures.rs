@@ -3,6 +3,7 @@
 //! and restack it, and [`expected`] restacks it the canonical way to compare against.
 
 use super::*;
+use crate::whisper::weight_source::DType;
 use std::collections::BTreeMap;
 
 /// Dimensions of a generated model (same width and heads in encoder and decoder).

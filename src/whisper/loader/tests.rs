@@ -2,6 +2,9 @@
 
 use super::fixtures::{canonical, Tiny};
 use super::*;
+use crate::whisper::weight_source::{
+    alignment_heads_or_default, count_layers, default_alignment_heads, DType,
+};
 use crate::whisper::{ct2, hf};
 use tempfile::TempDir;
 

@@ -1,7 +1,7 @@
 //! The `config.json` (and `generation_config.json`) fields a model directory ships: a JSON
 //! object with typed, range-checked readers, and the alignment heads' defaults.
 
-use super::LoadError;
+use super::SourceError;
 use crate::whisper::dims::ModelDims;
 use serde_json::{Map, Value};
 use std::fs;
@@ -18,18 +18,18 @@ pub(crate) struct JsonFile {
 
 impl JsonFile {
     /// `Ok(None)` if the file does not exist.
-    pub(crate) fn read_optional(path: &Path) -> Result<Option<Self>, LoadError> {
+    pub(crate) fn read_optional(path: &Path) -> Result<Option<Self>, SourceError> {
         let text = match fs::read_to_string(path) {
             Ok(text) => text,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(source) => {
-                return Err(LoadError::Io {
+                return Err(SourceError::Io {
                     path: path.to_owned(),
                     source,
                 })
             }
         };
-        let value = serde_json::from_str(&text).map_err(|source| LoadError::Json {
+        let value = serde_json::from_str(&text).map_err(|source| SourceError::Json {
             path: path.to_owned(),
             source,
         })?;
@@ -38,7 +38,7 @@ impl JsonFile {
                 path: path.to_owned(),
                 root,
             })),
-            _ => Err(LoadError::Config {
+            _ => Err(SourceError::Config {
                 path: path.to_owned(),
                 field: "(top level)".to_owned(),
                 reason: "is not a JSON object".to_owned(),
@@ -50,8 +50,8 @@ impl JsonFile {
         self.root.get(field).filter(|v| !v.is_null())
     }
 
-    fn error(&self, field: &str, reason: impl Into<String>) -> LoadError {
-        LoadError::Config {
+    fn error(&self, field: &str, reason: impl Into<String>) -> SourceError {
+        SourceError::Config {
             path: self.path.clone(),
             field: field.to_owned(),
             reason: reason.into(),
@@ -59,7 +59,7 @@ impl JsonFile {
     }
 
     /// A positive integer (a head count).
-    pub(crate) fn count(&self, field: &str) -> Result<Option<usize>, LoadError> {
+    pub(crate) fn count(&self, field: &str) -> Result<Option<usize>, SourceError> {
         let Some(value) = self.get(field) else {
             return Ok(None);
         };
@@ -74,7 +74,7 @@ impl JsonFile {
         &self,
         field: &str,
         n_vocab: usize,
-    ) -> Result<Option<Vec<u32>>, LoadError> {
+    ) -> Result<Option<Vec<u32>>, SourceError> {
         let Some(value) = self.get(field) else {
             return Ok(None);
         };
@@ -93,7 +93,7 @@ impl JsonFile {
         &self,
         field: &str,
         n_vocab: usize,
-    ) -> Result<Option<Vec<u32>>, LoadError> {
+    ) -> Result<Option<Vec<u32>>, SourceError> {
         let Some(value) = self.get(field) else {
             return Ok(None);
         };
@@ -108,7 +108,7 @@ impl JsonFile {
         Ok(Some(ids))
     }
 
-    fn token_id(&self, field: &str, item: &Value, n_vocab: usize) -> Result<u32, LoadError> {
+    fn token_id(&self, field: &str, item: &Value, n_vocab: usize) -> Result<u32, SourceError> {
         match item.as_u64().and_then(|id| u32::try_from(id).ok()) {
             Some(id) if (id as usize) < n_vocab => Ok(id),
             Some(id) => Err(self.error(
@@ -124,7 +124,7 @@ impl JsonFile {
         &self,
         field: &str,
         dims: &ModelDims,
-    ) -> Result<Option<Vec<(usize, usize)>>, LoadError> {
+    ) -> Result<Option<Vec<(usize, usize)>>, SourceError> {
         let Some(value) = self.get(field) else {
             return Ok(None);
         };
@@ -143,7 +143,7 @@ impl JsonFile {
         field: &str,
         item: &Value,
         dims: &ModelDims,
-    ) -> Result<(usize, usize), LoadError> {
+    ) -> Result<(usize, usize), SourceError> {
         let index = |v: &Value| v.as_u64().and_then(|n| usize::try_from(n).ok());
         let pair = match item.as_array().map(Vec::as_slice) {
             Some([layer, head]) => index(layer).zip(index(head)),
@@ -171,8 +171,8 @@ impl JsonFile {
 /// The first `Some` that `read` finds in `files`, in order (earlier files take precedence).
 pub(crate) fn first_defined<T>(
     files: &[&JsonFile],
-    read: impl Fn(&JsonFile) -> Result<Option<T>, LoadError>,
-) -> Result<Option<T>, LoadError> {
+    read: impl Fn(&JsonFile) -> Result<Option<T>, SourceError>,
+) -> Result<Option<T>, SourceError> {
     for file in files {
         if let Some(value) = read(file)? {
             return Ok(Some(value));
