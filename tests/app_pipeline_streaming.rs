@@ -481,8 +481,10 @@ fn process_cpu_seconds() -> f64 {
 /// the speech, comma-separated: every stride falls elsewhere in the speech). No word may be lost
 /// or said twice at a cut, and the WER stays within a point of the whole file's. Minutes per
 /// offset on a 2-core CPU, so run by hand. Prints each run's CPU time against the whole
-/// file's in this process (the model loaded once, before both):
-/// `STREAM_CLIP=target/long-clips/long_110s_nopause.wav STREAM_PHASES=0,0.3,0.7 cargo test
+/// file's in this process (the model loaded once, before both; set `OMP_WAIT_POLICY=PASSIVE`
+/// as the app does, or idle compute threads spin and count):
+/// `OMP_WAIT_POLICY=PASSIVE STREAM_CLIP=target/long-clips/long_110s_nopause.wav
+/// STREAM_PHASES=0,0.3,0.7 cargo test
 /// --release --test app_pipeline_streaming -- --ignored --nocapture`.
 #[test]
 #[ignore]
