@@ -31,7 +31,7 @@
 //! ([`Worker::stop_now`]) it stops at once, between encoder blocks or decoder steps: what is
 //! not transcribed yet stays in its journal, and the next start recovers it.
 
-use super::verdict::{gate, Empty};
+use super::verdict::gate;
 use super::wording::Wording;
 use crate::audio::level::{loudest_frame, GateConfig, Level};
 use crate::audio::pause;
@@ -57,6 +57,7 @@ use std::time::{Duration, Instant};
 
 pub mod commit;
 mod interrupt;
+mod messages;
 mod recent_language;
 pub mod stream;
 mod streaming;
@@ -64,6 +65,8 @@ mod streaming;
 use commit::Rule;
 use recent_language::RecentLanguage;
 use stream::{tells_the_language, Stream};
+
+pub use messages::{Heard, Job, JobAudio, ModelRequest, Outcome, WorkerCommand, WorkerEvent};
 
 /// Whether a stretch of speech without a pause can be committed while it is spoken, so that
 /// the recorder's strides (the audio so far every few seconds of speech) are worth sending.
@@ -74,147 +77,6 @@ pub fn commits_without_pauses() -> bool {
 }
 
 const SAMPLE_RATE: u32 = 16_000;
-
-/// What the worker needs to (re)load the model.
-#[derive(Debug, Clone)]
-pub struct ModelRequest {
-    /// The model folder.
-    pub dir: PathBuf,
-    /// Its name as the user knows it.
-    pub name: String,
-    /// Settings the device manager reads (device choice, precision, UI language).
-    pub settings: Settings,
-    pub state_dir: PathBuf,
-}
-
-/// One recording to transcribe.
-#[derive(Debug)]
-pub struct Job {
-    pub id: u64,
-    pub audio: JobAudio,
-    pub params: TranscribeParams,
-    /// What becomes of Whisper's text (verdict, commands, fillers, vocabulary, replacements).
-    pub wording: Arc<Wording>,
-    /// The recording's journal on disk while it is unfinished (the recorder writes it).
-    pub journal: Option<PathBuf>,
-}
-
-#[derive(Debug)]
-pub enum JobAudio {
-    /// Fresh from the microphone (16 kHz mono); saved before transcription unless the job has
-    /// a journal.
-    Recorded(Vec<f32>),
-    /// A saved recording, transcribed again.
-    Saved(PathBuf),
-}
-
-#[derive(Debug)]
-pub enum WorkerCommand {
-    Load(ModelRequest),
-    Transcribe(Job),
-    /// The head of a recording whose [`WorkerCommand::Transcribe`] follows with the same id.
-    TranscribeEarly(Job),
-    /// The audio so far of a recording after a stretch of speech without a pause: transcribed
-    /// only when the audio since the last commit is long enough ([`stream::STRIDE_FROM`]).
-    TranscribeStride(Job),
-    /// The speaker went on after the pause that ended recording `id`'s snapshot of
-    /// `pause_end` samples, and was heard by sample `heard_at`: a pass over that snapshot that
-    /// is only of use if the pause holds stops ([`streaming::pause_broken`]).
-    SpeechAfterPause {
-        id: u64,
-        pause_end: usize,
-        heard_at: usize,
-    },
-    /// The pause that ended recording `id`'s last pause snapshot has held
-    /// ([`crate::audio::pause::PAUSE_HELD`]) in `samples`, its audio so far (16 kHz): the pass
-    /// over that snapshot is committed now, not at the next snapshot.
-    PauseHeld {
-        id: u64,
-        samples: Vec<f32>,
-    },
-    /// "Forget everything": the recent language goes too (memory and file).
-    ForgetRecentLanguage,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
-    Text(String),
-    Empty(Empty),
-    Failed(String),
-    /// The transcription panicked (a bug of the app's; the message is for the log): nothing
-    /// came of it, and the model is being loaded again.
-    Crashed(String),
-}
-
-/// What Whisper wrote for a dictation before the wording rewrote it (commands, fillers,
-/// vocabulary, replacements), and the language it was heard in: kept in the history beside
-/// the delivered text.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Heard {
-    pub raw: String,
-    pub language: Option<String>,
-}
-
-impl Heard {
-    /// `transcript`'s text and language.
-    pub fn of(transcript: &Transcript) -> Heard {
-        Heard {
-            raw: transcript.text.trim().to_string(),
-            language: Some(transcript.language.clone()).filter(|l| !l.is_empty()),
-        }
-    }
-}
-
-#[derive(Debug)]
-pub enum WorkerEvent {
-    Loading {
-        model: String,
-    },
-    Ready {
-        model: String,
-        device: DeviceKind,
-        /// Why this device (the manager's placement).
-        why: Reason,
-        load: Duration,
-        warm_up: Duration,
-    },
-    LoadFailed {
-        model: String,
-        message: String,
-    },
-    /// Device messages for the user (fallback, recovery), already in the UI language.
-    Notices(Vec<String>),
-    /// A pass over the audio so far of recording `id` (a [`WorkerCommand::TranscribeEarly`])
-    /// is done, or was stopped.
-    Progress {
-        id: u64,
-        /// The audio it covered.
-        seconds: f32,
-        engine: Duration,
-        /// The pass was stopped before its end (newer audio made it useless, or its pause did
-        /// not hold): it heard nothing, and the texts are what was shown before it.
-        stopped: bool,
-        /// Everything committed of the dictation so far, as delivered: final, only grows.
-        committed: String,
-        /// The text of the audio after it, as this pass heard it: may change.
-        tentative: String,
-    },
-    Done {
-        id: u64,
-        outcome: Outcome,
-        /// Where the recording is kept.
-        recording: Option<PathBuf>,
-        /// When the text was ready.
-        at: Instant,
-        /// Time in Whisper (mel + encoder + decoder).
-        engine: Duration,
-        level: Option<Level>,
-        /// The text came from the recording's head, transcribed before the tail arrived.
-        early: bool,
-        /// Whisper's own text and language (empty when it gave none).
-        heard: Heard,
-    },
-}
 
 /// The worker thread; dropping it waits for the dictation in progress (or, after
 /// [`Worker::stop_now`], for the encoder block or decoder step in progress), then ends it.
