@@ -80,14 +80,14 @@ fn main() -> anyhow::Result<()> {
         let head = audio[..audio.len() * 3 / 5].to_vec();
         worker.send(WorkerCommand::TranscribeEarly(Job {
             id,
-            audio: JobAudio::Recorded(head),
+            audio: JobAudio::Recorded(head.into()),
             params: params.clone(),
             wording: wording.clone(),
             journal: None,
         }));
         worker.send(WorkerCommand::Transcribe(Job {
             id,
-            audio: JobAudio::Recorded(audio),
+            audio: JobAudio::Recorded(audio.into()),
             params: params.clone(),
             wording: wording.clone(),
             journal: None,

@@ -62,7 +62,7 @@ fn main() -> anyhow::Result<()> {
                 id += 1;
                 worker.send(WorkerCommand::Transcribe(Job {
                     id,
-                    audio: JobAudio::Recorded(audio.clone()),
+                    audio: JobAudio::Recorded(audio.clone().into()),
                     params: params.clone(),
                     wording: wording.clone(),
                     journal: None,

@@ -24,6 +24,7 @@ use whisper_dictation::app::wording::Wording;
 use whisper_dictation::app::worker::{
     params_from, Job, JobAudio, Outcome, Worker, WorkerCommand, WorkerEvent,
 };
+use whisper_dictation::audio::shared_audio::SharedAudio;
 use whisper_dictation::audio::wav::read_wav_16k;
 use whisper_dictation::settings::Settings;
 use whisper_dictation::wer::wer_percent;
@@ -114,7 +115,7 @@ fn transcribe(
 ) -> anyhow::Result<(String, Duration)> {
     worker.send(WorkerCommand::Transcribe(Job {
         id,
-        audio: JobAudio::Recorded(audio.to_vec()),
+        audio: JobAudio::Recorded(SharedAudio::copy_of(audio)),
         params: params_from(settings),
         wording: Arc::new(Wording::from_settings(settings)),
         journal: None,

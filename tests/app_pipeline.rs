@@ -132,7 +132,7 @@ impl Harness {
         }
         self.worker.send(WorkerCommand::Transcribe(job(
             id,
-            JobAudio::Recorded(whole),
+            JobAudio::Recorded(whole.into()),
             params,
         )));
         loop {
@@ -160,7 +160,7 @@ impl Harness {
         };
         self.worker.send(WorkerCommand::TranscribeEarly(job(
             id,
-            JobAudio::Recorded(head),
+            JobAudio::Recorded(head.into()),
             params.clone(),
         )));
         params
@@ -183,7 +183,7 @@ fn the_pipeline_pastes_speech_and_nothing_for_silence_and_keeps_recordings() {
     let h = Harness::new();
 
     // A recording made before the model is loaded cannot be transcribed: it is kept.
-    let (outcome, kept) = h.transcribe(1, JobAudio::Recorded(clip("en_kal.wav")), "en");
+    let (outcome, kept) = h.transcribe(1, JobAudio::Recorded(clip("en_kal.wav").into()), "en");
     assert!(
         matches!(&outcome, Outcome::Failed(m) if m.contains("not loaded")),
         "{outcome:?}"
@@ -204,7 +204,7 @@ fn the_pipeline_pastes_speech_and_nothing_for_silence_and_keeps_recordings() {
 
     // Digital silence and faint noise: nothing, from the energy gate.
     for (id, name) in [(3, "silence_5s.wav"), (4, "near_silent_5s.wav")] {
-        let (outcome, _) = h.transcribe(id, JobAudio::Recorded(clip(name)), "en");
+        let (outcome, _) = h.transcribe(id, JobAudio::Recorded(clip(name).into()), "en");
         assert!(
             matches!(outcome, Outcome::Empty(Empty::NoSound { .. })),
             "{name}: {outcome:?}"
@@ -212,7 +212,11 @@ fn the_pipeline_pastes_speech_and_nothing_for_silence_and_keeps_recordings() {
     }
 
     // Speech in noise still comes through.
-    let (outcome, _) = h.transcribe(5, JobAudio::Recorded(clip("en_noisy_pink10db.wav")), "en");
+    let (outcome, _) = h.transcribe(
+        5,
+        JobAudio::Recorded(clip("en_noisy_pink10db.wav").into()),
+        "en",
+    );
     let text = words(&outcome);
     assert!(
         text.contains("meeting") && text.contains("afternoon"),
@@ -220,7 +224,7 @@ fn the_pipeline_pastes_speech_and_nothing_for_silence_and_keeps_recordings() {
     );
 
     // Polish.
-    let (outcome, _) = h.transcribe(6, JobAudio::Recorded(clip("pl_espeak.wav")), "pl");
+    let (outcome, _) = h.transcribe(6, JobAudio::Recorded(clip("pl_espeak.wav").into()), "pl");
     let text = words(&outcome);
     assert!(text.contains("jutro") && text.contains("sali"), "{text}");
 
@@ -331,7 +335,7 @@ fn whole_while_head_runs(
     std::thread::sleep(Duration::from_millis(150));
     h.worker.send(WorkerCommand::Transcribe(job(
         id,
-        JobAudio::Recorded(whole),
+        JobAudio::Recorded(whole.into()),
         params,
     )));
     let mut head_finished = false;
@@ -393,7 +397,7 @@ fn a_pause_after_more_speech_stops_the_pass_over_a_stride() {
     h.load();
     // Once the worker is idle (priming the fast encoding after "ready" done), so the stride's
     // pass is running, not waiting, when the pause's snapshot comes.
-    h.transcribe(10, JobAudio::Recorded(clip("en_kal.wav")), "en");
+    h.transcribe(10, JobAudio::Recorded(clip("en_kal.wav").into()), "en");
     let long = clip("en_long_50s.wav");
     let peak = whisper_dictation::audio::level::loudest_frame(&long, 16_000);
     // A stride's snapshot ends mid-speech: the first cut from 15 s on that is not in a pause.
@@ -409,7 +413,13 @@ fn a_pause_after_more_speech_stops_the_pass_over_a_stride() {
         language: Some("en".into()),
         ..TranscribeParams::default()
     };
-    let stride_job = |audio: &[f32]| job(11, JobAudio::Recorded(audio.to_vec()), params.clone());
+    let stride_job = |audio: &[f32]| {
+        job(
+            11,
+            JobAudio::Recorded(audio.to_vec().into()),
+            params.clone(),
+        )
+    };
     h.worker.send(WorkerCommand::TranscribeStride(stride_job(
         &long[..stride_len],
     )));
@@ -450,7 +460,7 @@ fn a_pass_over_a_pause_stops_when_the_speaker_goes_on_before_it_holds() {
     use whisper_dictation::app::worker::commit::PAUSE_HELD;
     let h = Harness::new();
     h.load();
-    h.transcribe(12, JobAudio::Recorded(clip("en_kal.wav")), "en");
+    h.transcribe(12, JobAudio::Recorded(clip("en_kal.wav").into()), "en");
     let room = clip("near_silent_5s.wav")[..4_000].to_vec();
     let paused = [clip("en_slt.wav"), room].concat();
     let peak = whisper_dictation::audio::level::loudest_frame(&paused, 16_000);
@@ -464,7 +474,7 @@ fn a_pass_over_a_pause_stops_when_the_speaker_goes_on_before_it_holds() {
     for (id, went_on_after) in [(13, held / 2), (14, held + 1_600)] {
         h.worker.send(WorkerCommand::TranscribeEarly(job(
             id,
-            JobAudio::Recorded(paused.clone()),
+            JobAudio::Recorded(paused.clone().into()),
             params.clone(),
         )));
         h.worker.send(WorkerCommand::SpeechAfterPause {
@@ -506,7 +516,7 @@ fn a_pause_that_held_is_committed_when_the_recorder_says_so() {
     use whisper_dictation::app::worker::commit::PAUSE_HELD;
     let h = Harness::new();
     h.load();
-    h.transcribe(20, JobAudio::Recorded(clip("en_kal.wav")), "en");
+    h.transcribe(20, JobAudio::Recorded(clip("en_kal.wav").into()), "en");
     let room = clip("near_silent_5s.wav");
     let paused = [clip("en_slt.wav"), room[..4_000].to_vec()].concat();
     let held = (PAUSE_HELD * 16_000.0) as usize;
@@ -534,11 +544,13 @@ fn a_pause_that_held_is_committed_when_the_recorder_says_so() {
     for (id, after, holds) in [(21, spoken_after, false), (22, quiet_after, true)] {
         h.worker.send(WorkerCommand::TranscribeEarly(job(
             id,
-            JobAudio::Recorded(paused.clone()),
+            JobAudio::Recorded(paused.clone().into()),
             params.clone(),
         )));
-        h.worker
-            .send(WorkerCommand::PauseHeld { id, samples: after });
+        h.worker.send(WorkerCommand::PauseHeld {
+            id,
+            samples: after.into(),
+        });
         let (committed, tentative) = progress(id);
         assert!(
             committed.is_empty(),
@@ -588,7 +600,7 @@ fn a_journaled_recording_is_kept_where_it_is_and_counts_one_attempt() {
     let send_job = |kind: fn(Job) -> WorkerCommand, audio: Vec<f32>| {
         h.worker.send(kind(Job {
             journal: Some(journal.clone()),
-            ..job(1, JobAudio::Recorded(audio), params.clone())
+            ..job(1, JobAudio::Recorded(audio.into()), params.clone())
         }));
     };
     // The head (a pause two thirds in), then the whole recording once the head was taken up.

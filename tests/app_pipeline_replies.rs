@@ -122,7 +122,7 @@ impl App {
     fn job(&self, id: u64, samples: Vec<f32>) -> Job {
         Job {
             id,
-            audio: JobAudio::Recorded(samples),
+            audio: JobAudio::Recorded(samples.into()),
             params: params_from(&self.settings),
             wording: std::sync::Arc::new(Wording::from_settings(&self.settings)),
             journal: None,

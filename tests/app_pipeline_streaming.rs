@@ -112,7 +112,7 @@ impl Harness {
     fn job(&self, id: u64, samples: Vec<f32>) -> Job {
         Job {
             id,
-            audio: JobAudio::Recorded(samples),
+            audio: JobAudio::Recorded(samples.into()),
             // The app's parameters (fast encoding: a pass encodes only its audio).
             params: params_from(&Settings {
                 language: self.language.into(),
@@ -217,7 +217,7 @@ impl Harness {
                     // Queued behind the pause's pass, as the recorder's would be.
                     self.worker.send(WorkerCommand::PauseHeld {
                         id,
-                        samples: audio[..held_at].to_vec(),
+                        samples: audio[..held_at].to_vec().into(),
                     });
                 }
                 None => {}

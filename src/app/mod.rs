@@ -53,6 +53,7 @@ use crate::app_icons::IconState;
 use crate::audio::capture::{Recorder, RecorderCommand, RecorderConfig, RecorderEvent, PRE_ROLL};
 use crate::audio::level::{loudest_frame, GateConfig};
 use crate::audio::pause;
+use crate::audio::shared_audio::SharedAudio;
 use crate::device::backend::detect;
 use crate::device::simulated::SimulatedGpu;
 use crate::device::DeviceKind;
@@ -352,7 +353,7 @@ struct App {
     next_permission_check: Option<Instant>,
     stages: HashMap<u64, Stages>,
     early_sent: Option<EarlySent>,
-    pending_audio: HashMap<u64, Vec<f32>>,
+    pending_audio: HashMap<u64, SharedAudio>,
     recent: VecDeque<String>,
     model: Option<LoadedModel>,
     last_error: Option<String>,
@@ -505,7 +506,7 @@ impl App {
 
     /// Sends the audio so far of recording `id` to be transcribed ahead of its end (`stride`:
     /// sent for a stretch of speech without a pause).
-    fn transcribe_early(&mut self, id: u64, samples: Vec<f32>, stride: bool) {
+    fn transcribe_early(&mut self, id: u64, samples: SharedAudio, stride: bool) {
         if !stride {
             // A stride's snapshot may be skipped by the worker: only a pause's covers key-up.
             self.early_sent = Some(EarlySent {

@@ -35,6 +35,7 @@ use super::verdict::gate;
 use super::wording::Wording;
 use crate::audio::level::{loudest_frame, GateConfig, Level};
 use crate::audio::pause;
+use crate::audio::shared_audio::SharedAudio;
 use crate::audio::wav::read_wav_16k;
 use crate::command_thread::CommandThread;
 use crate::device::manager::DeviceManager;
@@ -300,7 +301,7 @@ impl WorkerThread {
                 (samples, saved)
             }
             JobAudio::Saved(path) => match read_wav_16k(&path) {
-                Ok(samples) => (samples, Some(path)),
+                Ok(samples) => (SharedAudio::from(samples), Some(path)),
                 Err(e) => {
                     return self.done(job.id, Outcome::Failed(e.to_string()), Some(path), None)
                 }

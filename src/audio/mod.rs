@@ -6,6 +6,7 @@ pub mod level;
 pub mod pause;
 pub mod playback;
 pub mod resample;
+pub mod shared_audio;
 #[cfg(test)]
 mod test_signals;
 pub mod wav;

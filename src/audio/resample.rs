@@ -10,6 +10,7 @@
 //! above 8 kHz at its 16 kHz rate, and speech has little energy that high, so the last 10 % are
 //! spent on the transition rather than on a much longer kernel.
 
+use super::shared_audio::{GrowingAudio, SharedAudio};
 use std::f64::consts::PI;
 
 /// Stopband attenuation the Kaiser window is designed for, in dB.
@@ -31,7 +32,7 @@ pub fn resample(samples: &[f32], from_hz: u32, to_hz: u32) -> Vec<f32> {
         Conversion::Same => samples.to_vec(),
         Conversion::Sinc(mut sinc) => {
             let mut out = Vec::new();
-            sinc.run(samples, 0, &mut out, false);
+            sinc.run(samples, 0, 0, &mut out, false);
             out
         }
     }
@@ -40,9 +41,10 @@ pub fn resample(samples: &[f32], from_hz: u32, to_hz: u32) -> Vec<f32> {
 /// [`resample`] of a recording that arrives in pieces ([`Resampler::push`]): each output
 /// sample is computed once, as soon as the input it depends on has arrived, and the input is
 /// kept only while an output still to come reads it (the kernel's width, a few milliseconds),
-/// so a long recording is held once, at the new rate. The recording so far at the new rate
-/// ([`Resampler::so_far`]) and the whole of it at the end ([`Resampler::finish`]) equal
-/// [`resample`] of everything pushed, sample for sample.
+/// so a long recording is held once, at the new rate, and shared by its snapshots
+/// ([`Resampler::converted_shared`]) rather than copied. The whole of it at the end
+/// ([`Resampler::finish`]) equals [`resample`] of everything pushed, sample for sample, and so
+/// does every snapshot as far as it goes.
 pub struct Resampler {
     conversion: Conversion,
     /// The input an output still to come may read: the pushed samples from [`Self::kept_from`]
@@ -51,7 +53,9 @@ pub struct Resampler {
     /// How many pushed samples came before `input`'s first.
     kept_from: usize,
     /// The output samples no later input can change.
-    out: Vec<f32>,
+    out: GrowingAudio,
+    /// Room for the outputs of one push on their way to `out`.
+    fresh: Vec<f32>,
 }
 
 enum Conversion {
@@ -107,15 +111,22 @@ impl Sinc {
         (len as u64 * self.up as u64).div_ceil(self.down as u64) as usize
     }
 
-    /// Appends to `out` (which holds every output before the next one) the outputs of the
-    /// input up to its [`Sinc::out_len`]; with `complete_only`, only those whose taps all lie
-    /// inside it. `input` is the input from its sample `offset` on: the samples before it are
+    /// Appends to `out` the outputs of the input up to its [`Sinc::out_len`], after the
+    /// `done` outputs before them; with `complete_only`, only those whose taps all lie inside
+    /// it. `input` is the input from its sample `offset` on: the samples before it are
     /// no longer read (the first tap of the next output lies at or after `offset`), unless
     /// `offset` is 0 (samples before the input's start are zero).
-    fn run(&mut self, input: &[f32], offset: usize, out: &mut Vec<f32>, complete_only: bool) {
+    fn run(
+        &mut self,
+        input: &[f32],
+        offset: usize,
+        done: usize,
+        out: &mut Vec<f32>,
+        complete_only: bool,
+    ) {
         let total = offset + input.len();
         let out_len = self.out_len(total);
-        while out.len() < out_len {
+        while done + out.len() < out_len {
             if complete_only && self.index + 1 + self.half_taps > total {
                 break;
             }
@@ -138,7 +149,8 @@ impl Resampler {
             conversion: Conversion::between(from_hz, to_hz),
             input: Vec::new(),
             kept_from: 0,
-            out: Vec::new(),
+            out: GrowingAudio::default(),
+            fresh: Vec::new(),
         }
     }
 
@@ -146,10 +158,13 @@ impl Resampler {
     pub fn push(&mut self, new: &[f32]) {
         match &mut self.conversion {
             Conversion::Nothing => {}
-            Conversion::Same => self.out.extend_from_slice(new),
+            Conversion::Same => self.out.push(new),
             Conversion::Sinc(sinc) => {
                 self.input.extend_from_slice(new);
-                sinc.run(&self.input, self.kept_from, &mut self.out, true);
+                self.fresh.clear();
+                let done = self.out.len();
+                sinc.run(&self.input, self.kept_from, done, &mut self.fresh, true);
+                self.out.push(&self.fresh);
                 // The next output's first tap; nothing before it is read again. Dropped in
                 // batches, not on every push.
                 let needed = (sinc.index + 1).saturating_sub(sinc.half_taps);
@@ -173,28 +188,23 @@ impl Resampler {
     /// The output samples no later input can change: the recording at the new rate up to a few
     /// milliseconds (the kernel's half width) before its end.
     pub fn converted(&self) -> &[f32] {
-        &self.out
+        self.out.as_slice()
     }
 
-    /// The recording so far at the new rate, as if it ended here.
-    pub fn so_far(&mut self) -> Vec<f32> {
-        let mut out = self.out.clone();
-        if let Conversion::Sinc(sinc) = &mut self.conversion {
-            // The last few outputs read past the input's end: computed for this copy only,
-            // then the conversion goes on from where it was.
-            let (index, phase) = (sinc.index, sinc.phase);
-            sinc.run(&self.input, self.kept_from, &mut out, false);
-            (sinc.index, sinc.phase) = (index, phase);
-        }
-        out
+    /// [`Self::converted`], shared without a copy: a snapshot of the recording so far.
+    pub fn converted_shared(&self) -> SharedAudio {
+        self.out.share()
     }
 
     /// The whole recording (ended) at the new rate.
-    pub fn finish(mut self) -> Vec<f32> {
+    pub fn finish(mut self) -> SharedAudio {
         if let Conversion::Sinc(sinc) = &mut self.conversion {
-            sinc.run(&self.input, self.kept_from, &mut self.out, false);
+            self.fresh.clear();
+            let done = self.out.len();
+            sinc.run(&self.input, self.kept_from, done, &mut self.fresh, false);
+            self.out.push(&self.fresh);
         }
-        self.out
+        self.out.share()
     }
 }
 
@@ -410,8 +420,10 @@ mod tests {
                 let converted = resampler.converted();
                 assert_eq!(converted, &whole[..converted.len()], "{from} Hz at {len}");
                 if len % (3 * chunk) == 0 || len < 2 * chunk {
-                    // A snapshot mid-recording: what resampling the prefix whole gives.
-                    assert_eq!(resampler.so_far(), whole, "{from} Hz at {len}");
+                    // A snapshot mid-recording: the converted part, shared.
+                    let snapshot = resampler.converted_shared();
+                    assert_eq!(*snapshot, whole[..snapshot.len()], "{from} Hz at {len}");
+                    assert_eq!(snapshot.as_ptr(), resampler.converted().as_ptr());
                 }
             }
             // The input is held for the kernel's width and a batch, not whole.
@@ -429,20 +441,23 @@ mod tests {
     }
 
     #[test]
-    fn a_snapshot_leaves_the_conversion_where_it_was() {
+    fn a_snapshot_keeps_its_samples_while_the_conversion_goes_on() {
         let input = signal(48_000, 0.2);
         let mut resampler = Resampler::new(48_000, 16_000);
         resampler.push(&input[..3_000]);
-        let first = resampler.so_far();
-        let again = resampler.so_far();
-        assert_eq!(first, again);
+        let first = resampler.converted_shared();
+        let kept = first.to_vec();
+        assert!(!first.is_empty());
         resampler.push(&input[3_000..]);
-        assert_eq!(resampler.finish(), resample(&input, 48_000, 16_000));
+        assert_eq!(first, kept);
+        let whole = resampler.finish();
+        assert_eq!(whole, resample(&input, 48_000, 16_000));
+        assert_eq!(*first, whole[..first.len()]);
         // Nothing recorded, or a zero rate: nothing.
         assert!(Resampler::new(48_000, 16_000).finish().is_empty());
         let mut zero = Resampler::new(0, 16_000);
         zero.push(&input);
-        assert!(zero.so_far().is_empty());
+        assert!(zero.converted_shared().is_empty());
     }
 
     #[test]

@@ -212,8 +212,11 @@ mod tests {
         let store = RecordingStore::new(dir.path().to_path_buf(), 3);
         let (mut worker, events) = thread(store.clone());
         let journal = store.save_unfinished(&tone(), SAMPLE_RATE).unwrap();
-        let command =
-            WorkerCommand::Transcribe(job(4, JobAudio::Recorded(tone()), Some(journal.clone())));
+        let command = WorkerCommand::Transcribe(job(
+            4,
+            JobAudio::Recorded(tone().into()),
+            Some(journal.clone()),
+        ));
         let serving = Serving::of(&command);
         let payload = catch_unwind(|| panic!("index out of bounds")).unwrap_err();
         worker.after_panic(serving, payload.as_ref());
@@ -234,13 +237,17 @@ mod tests {
 
         // A panic in the head's transcription: said when the whole recording arrives, which
         // is then not transcribed again.
-        let head = WorkerCommand::TranscribeEarly(job(5, JobAudio::Recorded(tone()), None));
+        let head = WorkerCommand::TranscribeEarly(job(5, JobAudio::Recorded(tone().into()), None));
         let payload = catch_unwind(|| panic!("in the head")).unwrap_err();
         worker.after_panic(Serving::of(&head), payload.as_ref());
         assert!(events.try_recv().is_err(), "nothing said before the audio");
         RecordingStore::count_attempt(&journal);
         worker.attempted.insert(journal.clone());
-        worker.transcribe(job(5, JobAudio::Recorded(tone()), Some(journal.clone())));
+        worker.transcribe(job(
+            5,
+            JobAudio::Recorded(tone().into()),
+            Some(journal.clone()),
+        ));
         match events.try_recv().unwrap() {
             WorkerEvent::Done {
                 id: 5,
@@ -318,10 +325,14 @@ mod tests {
         // Its head was being transcribed when the app quit.
         let (mut worker, journal) = worker_with_an_attempt(&store);
         let queue = VecDeque::from(vec![
-            WorkerCommand::Transcribe(job(1, JobAudio::Recorded(tone()), Some(journal.clone()))),
+            WorkerCommand::Transcribe(job(
+                1,
+                JobAudio::Recorded(tone().into()),
+                Some(journal.clone()),
+            )),
             // Kept in memory only (its journal could not be written).
-            WorkerCommand::Transcribe(job(2, JobAudio::Recorded(tone()), None)),
-            WorkerCommand::TranscribeEarly(job(3, JobAudio::Recorded(tone()), None)),
+            WorkerCommand::Transcribe(job(2, JobAudio::Recorded(tone().into()), None)),
+            WorkerCommand::TranscribeEarly(job(3, JobAudio::Recorded(tone().into()), None)),
         ]);
         worker.leave_for_next_start(queue);
         let unfinished = store.unfinished();

@@ -5,6 +5,7 @@
 use crate::app::verdict::Empty;
 use crate::app::wording::Wording;
 use crate::audio::level::Level;
+use crate::audio::shared_audio::SharedAudio;
 use crate::device::policy::Reason;
 use crate::device::DeviceKind;
 use crate::settings::Settings;
@@ -39,9 +40,10 @@ pub struct Job {
 
 #[derive(Debug)]
 pub enum JobAudio {
-    /// Fresh from the microphone (16 kHz mono); saved before transcription unless the job has
-    /// a journal.
-    Recorded(Vec<f32>),
+    /// Fresh from the microphone (16 kHz mono, shared with the recorder and the other
+    /// snapshots of the same recording); saved before transcription unless the job has a
+    /// journal.
+    Recorded(SharedAudio),
     /// A saved recording, transcribed again.
     Saved(PathBuf),
 }
@@ -68,7 +70,7 @@ pub enum WorkerCommand {
     /// over that snapshot is committed now, not at the next snapshot.
     PauseHeld {
         id: u64,
-        samples: Vec<f32>,
+        samples: SharedAudio,
     },
     /// "Forget everything": the recent language goes too (memory and file).
     ForgetRecentLanguage,

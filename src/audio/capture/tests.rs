@@ -132,7 +132,7 @@ fn audio(rx: &Receiver<RecorderEvent>) -> (u64, Vec<f32>, Option<PathBuf>) {
             samples,
             journal,
             ..
-        } => Some((id, samples, journal)),
+        } => Some((id, samples.to_vec(), journal)),
         _ => None,
     })
 }
