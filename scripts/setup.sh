@@ -311,4 +311,51 @@ if [ "$want_test" = 1 ]; then
   actionlint_ok || install_actionlint || true
 fi
 
+# ---------------------------------------------------------------- macOS type-check (--test)
+# What scripts/check-macos-crate.sh (run by tests/macos_crate.rs) needs to type-check and lint
+# the whole crate for aarch64-apple-darwin on Linux: that target's standard library and clippy
+# (rustup), and zig's C compiler for the dependencies' C code, from PyPI's ziglang (it ships
+# macOS's libc headers), installed with pip --target into "$cache_dir/ziglang" like actionlint.
+# Not on a Mac: the crate builds natively there and the suite compiles every target for real.
+ZIGLANG=ziglang==0.15.2
+ziglang_dir="$cache_dir/ziglang"
+
+ziglang_ok() {
+  [ -f "$ziglang_dir/installed" ] && grep -qxF "$ZIGLANG" "$ziglang_dir/installed" \
+    && [ -x "$ziglang_dir/ziglang/zig" ] && "$ziglang_dir/ziglang/zig" version >/dev/null 2>&1
+}
+
+install_macos_check_tools() {
+  local target=aarch64-apple-darwin log="$cache_dir/ziglang-install.log" stage
+  if ! command -v rustup >/dev/null 2>&1; then
+    say "rustup is missing: the $target standard library cannot be added (tests/macos_crate.rs will fail)"
+    return 1
+  fi
+  # In the clone, so a rust-toolchain file there would choose the toolchain that gets them.
+  if ! (cd "$repo" && rustup target list --installed | grep -qx "$target"); then
+    say "adding the $target standard library (rustup)"
+    (cd "$repo" && rustup target add "$target" >&2) || { say "rustup could not add $target"; return 1; }
+  fi
+  if ! (cd "$repo" && cargo clippy --version >/dev/null 2>&1); then
+    say "adding clippy (rustup)"
+    (cd "$repo" && rustup component add clippy >&2) || { say "rustup could not add clippy"; return 1; }
+  fi
+  ziglang_ok && return 0
+  stage="$ziglang_dir.partial.$$"
+  rm -rf "$ziglang_dir".partial.* && mkdir -p "$stage"
+  say "installing $ZIGLANG into $ziglang_dir"
+  if "$python" -m pip install --quiet --no-compile --progress-bar off --no-deps \
+      --target "$stage" "$ZIGLANG" >"$log" 2>&1 && [ -x "$stage/ziglang/zig" ]; then
+    printf '%s\n' "$ZIGLANG" > "$stage/installed"
+    rm -rf "$ziglang_dir" && mv "$stage" "$ziglang_dir"
+    ziglang_ok && return 0
+  fi
+  rm -rf "$stage"
+  say "$ZIGLANG did not install: $(grep -m1 -E '^(ERROR|error):' "$log" || tail -n 1 "$log") (pip's output: $log)"
+  return 1
+}
+if [ "$want_test" = 1 ] && [ "$os" != Darwin ]; then
+  install_macos_check_tools || say "the macOS type-check's tools are missing (tests/macos_crate.rs will fail)"
+fi
+
 say "ready: libtorch $TORCH_VERSION ($flavour) at $(readlink "$repo/.libtorch"), models in $models"
