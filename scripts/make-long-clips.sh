@@ -24,6 +24,8 @@
 # a lock (two tests may call it at once).
 #
 # Usage: scripts/make-long-clips.sh [OUT_DIR]     (prints OUT_DIR on success)
+# Runs under macOS's /bin/bash 3.2 too (tests/word_times.rs runs it on a Mac): no mapfile, no
+# associative arrays; the tools come from Homebrew there (scripts/setup.sh --test).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -31,17 +33,23 @@ OUT="${1:-$ROOT/target/long-clips}"
 CLIPS="$ROOT/tests/fixtures/clips"
 
 die() { echo "make-long-clips: error: $*" >&2; exit 1; }
-need() {  # need CMD DEBIAN_PACKAGE
-  command -v "$1" >/dev/null 2>&1 || die "'$1' not found; install it with: apt-get install $2 (or scripts/setup.sh --test)"
+need() {  # need CMD DEBIAN_PACKAGE HOMEBREW_FORMULA
+  command -v "$1" >/dev/null 2>&1 \
+    || die "'$1' not found; scripts/setup.sh --test installs it (Debian: apt-get install $2; macOS: brew install $3)"
 }
-need sox sox
-need soxi sox
-need flite flite
-need flock util-linux
-need sha256sum coreutils
+need sox sox sox
+need soxi sox sox
+need flite flite flite
+need flock util-linux flock
 for v in kal slt awb rms; do
-  flite -lv 2>/dev/null | tr ' ' '\n' | grep -qx "$v" || die "flite voice '$v' missing (apt-get install flite)"
+  flite -lv 2>/dev/null | tr ' ' '\n' | grep -qx "$v" || die "flite voice '$v' missing (reinstall flite)"
 done
+# GNU's sha256sum, or macOS's shasum (same output).
+sha256() { if command -v sha256sum >/dev/null 2>&1; then sha256sum "$@"; else shasum -a 256 "$@"; fi; }
+# TEXT and VOICE of each sentence id, kept as TEXT_<id> / VOICE_<id> (bash 3.2 has no
+# associative arrays): put NAME ID VALUE, get NAME ID.
+put() { printf -v "$1_$2" '%s' "$3"; }
+get() { local var="$1_$2"; printf '%s' "${!var}"; }
 
 # --- the speech -------------------------------------------------------------------------------
 # en_long_50s.wav's sentences, in order (as scripts/make-clips.sh says them).
@@ -82,7 +90,7 @@ SOX=(sox -R -D -V1)               # repeatable, no dither, errors only
 # --- up to date? ------------------------------------------------------------------------------
 inputs=("${BASH_SOURCE[0]}" "$CLIPS/en_long_50s.wav" "$CLIPS/texts.json")
 for f in "${SINGLE_FILES[@]}"; do inputs+=("$CLIPS/$f"); done
-stamp_now="$({ sha256sum "${inputs[@]}" | cut -d' ' -f1; sox --version 2>&1 || true; flite --version 2>&1 || true; } | sha256sum | cut -d' ' -f1)"
+stamp_now="$({ sha256 "${inputs[@]}" | cut -d' ' -f1; sox --version 2>&1 || true; flite --version 2>&1 || true; } | sha256 | cut -d' ' -f1)"
 mkdir -p "$(dirname "$OUT")"
 exec 9>"$OUT.lock"
 flock 9
@@ -110,28 +118,27 @@ trim() {
 
 # L1..L10: en_long_50s.wav cut at its pauses (1 s of digital silence each).
 "${SOX[@]}" "$CLIPS/en_long_50s.wav" "$STAGE/parts/cut.wav" silence 1 0.01 0.1% 1 0.6 0.1% : newfile : restart
-mapfile -t cuts < <(ls "$STAGE"/parts/cut*.wav)
+cuts=("$STAGE"/parts/cut*.wav)
 [ "${#cuts[@]}" -eq "${#LONG_TEXTS[@]}" ] \
   || die "en_long_50s.wav cut into ${#cuts[@]} sentences, not ${#LONG_TEXTS[@]}"
-declare -A TEXT VOICE
 for i in "${!LONG_TEXTS[@]}"; do
   trim "${cuts[$i]}" "$STAGE/parts/L$((i + 1)).wav"
-  TEXT[L$((i + 1))]="${LONG_TEXTS[$i]}"
-  VOICE[L$((i + 1))]="${LONG_VOICES[$i]}"
+  put TEXT "L$((i + 1))" "${LONG_TEXTS[$i]}"
+  put VOICE "L$((i + 1))" "${LONG_VOICES[$i]}"
 done
 rm -f "$STAGE"/parts/cut*.wav
 for i in "${!SINGLE_FILES[@]}"; do
   trim "$CLIPS/${SINGLE_FILES[$i]}" "$STAGE/parts/S$((i + 1)).wav"
-  TEXT[S$((i + 1))]="$(single_text "${SINGLE_FILES[$i]}")"
-  [ -n "${TEXT[S$((i + 1))]}" ] || die "no text for ${SINGLE_FILES[$i]} in texts.json"
-  VOICE[S$((i + 1))]="${SINGLE_VOICES[$i]}"
+  put TEXT "S$((i + 1))" "$(single_text "${SINGLE_FILES[$i]}")"
+  [ -n "$(get TEXT "S$((i + 1))")" ] || die "no text for ${SINGLE_FILES[$i]} in texts.json"
+  put VOICE "S$((i + 1))" "${SINGLE_VOICES[$i]}"
 done
 for i in "${!NEW_TEXTS[@]}"; do
   flite -voice "${NEW_VOICES[$i]}" -t "${NEW_TEXTS[$i]}" -o "$STAGE/parts/raw.wav"
   "${SOX[@]}" "$STAGE/parts/raw.wav" -r $RATE -c 1 -b 16 -e signed-integer "$STAGE/parts/norm.wav" norm -3
   trim "$STAGE/parts/norm.wav" "$STAGE/parts/N$((i + 1)).wav"
-  TEXT[N$((i + 1))]="${NEW_TEXTS[$i]}"
-  VOICE[N$((i + 1))]="${NEW_VOICES[$i]}"
+  put TEXT "N$((i + 1))" "${NEW_TEXTS[$i]}"
+  put VOICE "N$((i + 1))" "${NEW_VOICES[$i]}"
 done
 rm -f "$STAGE/parts/raw.wav" "$STAGE/parts/norm.wav"
 # The squeezed sentences: every quiet stretch over 0.12 s shortened to 0.12 s, their ends
@@ -164,8 +171,8 @@ build() {
     files+=("$piece")
     local end
     end="$(awk -v a="$at" -v d="$(secs "$piece")" 'BEGIN { printf "%.4f", a + d }')"
-    sentences+=("    {\"id\": \"$id\", \"voice\": \"${VOICE[$id]}\", \"start_s\": $at, \"end_s\": $end, \"text\": $(jstr "${TEXT[$id]}")}")
-    texts+=("${TEXT[$id]}")
+    sentences+=("    {\"id\": \"$id\", \"voice\": \"$(get VOICE "$id")\", \"start_s\": $at, \"end_s\": $end, \"text\": $(jstr "$(get TEXT "$id")")}")
+    texts+=("$(get TEXT "$id")")
     at="$end"
     n=$((n + 1))
   done
