@@ -101,7 +101,7 @@ fn the_workflows_run_what_they_say() {
     let read = |name: &str| std::fs::read_to_string(root().join(".github/workflows").join(name));
     let macos = read("macos.yml").unwrap();
     for step in [
-        "runs-on: macos-14",
+        "runs-on: macos-15",
         "bash scripts/setup.sh --test",
         "cargo test --release",
         "bash scripts/bundle-macos.sh",
