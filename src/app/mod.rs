@@ -169,8 +169,10 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         );
     }
     let worker = Worker::spawn(recordings.clone(), sender(&proxy, AppEvent::Worker))?;
-    // Here on the main thread, before the output thread sends its first key (platform doc).
+    // Here on the main thread, before the output thread sends its first key (platform doc);
+    // the paste key is looked up here too, and again at each input-source change.
     crate::platform::prime_keyboard_events();
+    crate::inject::paste_key::follow_keyboard_layout();
     let hotkey_down = output::HotkeyDown::default();
     let output = Output::spawn(hotkey_down.clone(), sender(&proxy, AppEvent::Output))?;
     let history = HistoryThread::spawn(

@@ -30,6 +30,10 @@ pub enum Notice {
     NotPasted {
         mac: bool,
     },
+    /// macOS's Secure Input was on when the text was to be pasted or typed (a password field,
+    /// Terminal's Secure Keyboard Entry, a password manager): no key was sent, the text was left
+    /// on the clipboard ([`Notice::not_pasted`]).
+    SecureInput,
     ModelFailed {
         model: String,
         detail: String,
@@ -132,6 +136,16 @@ pub enum Notice {
 }
 
 impl Notice {
+    /// What to tell when a text meant to be pasted or typed was left on the clipboard (`why`);
+    /// `mac`: the paste shortcut to name is Cmd+V.
+    pub fn not_pasted(why: crate::inject::NotPasted, mac: bool) -> Notice {
+        use crate::inject::NotPasted;
+        match why {
+            NotPasted::KeysHeld | NotPasted::KeysPressedMeanwhile => Notice::NotPasted { mac },
+            NotPasted::SecureInput => Notice::SecureInput,
+        }
+    }
+
     /// (summary, body) in `lang`.
     pub fn text(&self, lang: UiLang) -> (String, String) {
         let pl = lang == UiLang::Pl;
@@ -275,6 +289,19 @@ impl Notice {
                     (
                         "Text not pasted".into(),
                         format!("Keys were held while pasting, which would turn the paste shortcut into another one. The text is on the clipboard (paste it with {shortcut}) and in the menu → Recent transcripts."),
+                    )
+                }
+            }
+            Notice::SecureInput => {
+                if pl {
+                    (
+                        "Tekst w schowku: bezpieczne wprowadzanie".into(),
+                        "Pole hasła albo inna aplikacja (np. „Bezpieczne wprowadzanie z klawiatury” w Terminalu, menedżer haseł) włączyła w macOS bezpieczne wprowadzanie, przy którym klawisze wysyłane przez aplikacje nie docierają. Tekst jest w schowku: wklej go Cmd+V. Jest też w menu → Ostatnie transkrypcje.".into(),
+                    )
+                } else {
+                    (
+                        "Text on the clipboard: Secure Input".into(),
+                        "A password field or another app (Terminal's Secure Keyboard Entry, a password manager) has turned on macOS's Secure Input, which drops the keys apps send. The text is on the clipboard: paste it with Cmd+V. It is also in the menu → Recent transcripts.".into(),
                     )
                 }
             }

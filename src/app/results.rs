@@ -205,9 +205,7 @@ impl App {
                         reason = why.reason(),
                         "not pasted: the text is on the clipboard"
                     );
-                    self.notify(&Notice::NotPasted {
-                        mac: crate::platform::IS_MACOS,
-                    });
+                    self.notify(&Notice::not_pasted(why, crate::platform::IS_MACOS));
                 } else if wanted != delivered.mode && !self.warned_accessibility {
                     self.warned_accessibility = true;
                     // The permission check says it best (stale grant or missing) when it knows.

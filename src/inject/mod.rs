@@ -19,10 +19,16 @@
 //! The keystroke sender is created when the permission allows it, not only at start
 //! ([`keyboard_access`]): on macOS it cannot exist before Accessibility is granted. The first
 //! keyboard event of the process is created on the main thread beforehand
-//! (`platform::prime_keyboard_events`, called by the app before this thread starts).
+//! (`platform::prime_keyboard_events`, called by the app before this thread starts), and so is
+//! the lookup of the key that types "v" in the person's layout ([`paste_key`]).
+//!
+//! While macOS's Secure Event Input is on (a password field, Terminal's Secure Keyboard Entry)
+//! keystrokes are dropped silently: paste and type then only copy, and the caller says why
+//! ([`keystroke_gate`], [`NotPasted::SecureInput`]). Nothing is put back on the clipboard then.
 
 pub mod keyboard_access;
 pub mod modifiers;
+pub mod paste_key;
 
 use crate::platform::{
     send_paste_shortcut, Focus, FocusProbe, ModifierProbe, Modifiers, PASTE_MODIFIERS,
@@ -92,6 +98,9 @@ pub enum NotPasted {
     /// A modifier key went down while the keystrokes were sent: they may have done something
     /// else (Ctrl+Alt+V), so the text does not count as pasted.
     KeysPressedMeanwhile,
+    /// macOS's Secure Event Input was on: keystrokes would have been dropped silently, so none
+    /// were sent.
+    SecureInput,
 }
 
 impl NotPasted {
@@ -100,7 +109,34 @@ impl NotPasted {
         match self {
             NotPasted::KeysHeld => "keys_held",
             NotPasted::KeysPressedMeanwhile => "keys_pressed_meanwhile",
+            NotPasted::SecureInput => "secure_input",
         }
+    }
+}
+
+/// What a delivery does before any keystroke is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Gate {
+    /// Send the keystrokes (paste or type).
+    Send,
+    /// Only put the text on the clipboard. `Some`: keystrokes were meant and the person is told
+    /// why not; `None`: copy-only mode, or keystrokes not allowed (the permission notice says
+    /// what to do).
+    CopyOnly(Option<NotPasted>),
+}
+
+/// Whether `mode` sends keystrokes now. `may_send_keys`: a keystroke sender exists and the
+/// permission allows it; `secure_input`: macOS's Secure Event Input as
+/// `platform::secure_input_enabled` says (`None` where there is none). Secure Input on turns
+/// paste and type into copy-only, with [`NotPasted::SecureInput`]: pasting would send ⌘V into
+/// nothing and then put the previous clipboard back, losing the text.
+pub fn keystroke_gate(mode: OutputMode, may_send_keys: bool, secure_input: Option<bool>) -> Gate {
+    if mode == OutputMode::Copy || !may_send_keys {
+        Gate::CopyOnly(None)
+    } else if secure_input == Some(true) {
+        Gate::CopyOnly(Some(NotPasted::SecureInput))
+    } else {
+        Gate::Send
     }
 }
 
@@ -196,9 +232,20 @@ impl Injector {
             && self.keyboard(permission).is_some()
             && permission != Some(false);
         let exclude = excluded_from_history(mode);
-        if !may_send_keys {
+        let secure_input = if may_send_keys {
+            crate::platform::secure_input_enabled()
+        } else {
+            None
+        };
+        if let Gate::CopyOnly(why) = keystroke_gate(mode, may_send_keys, secure_input) {
+            if let Some(why) = why {
+                tracing::warn!(
+                    reason = why.reason(),
+                    "keystrokes would be dropped: the text is left on the clipboard, not pasted"
+                );
+            }
             self.put_on_clipboard(text, exclude)?;
-            return Ok(self.copied(text, Duration::ZERO, false, None));
+            return Ok(self.copied(text, Duration::ZERO, false, why));
         }
         let (released, waited, waited_for_hotkey) = self.wait_for_modifiers(hotkey_held);
         if released == modifiers::Released::TimedOut {
@@ -270,7 +317,8 @@ impl Injector {
         let ours = crate::platform::clipboard_change_count();
         let before = self.held_modifiers();
         let keyboard = self.keyboard.current().expect("paste needs the keyboard");
-        send_paste_shortcut(keyboard).map_err(|e| InjectError::Keyboard(e.to_string()))?;
+        send_paste_shortcut(keyboard, paste_key::v_key_code())
+            .map_err(|e| InjectError::Keyboard(e.to_string()))?;
         let pasted = Instant::now();
         let after = self.held_modifiers();
         let as_is = modifiers::sent_as_is(before, after, PASTE_MODIFIERS, hotkey_held());
@@ -408,6 +456,47 @@ mod tests {
         assert!(!clipboard_still_ours(None, None, || false));
         // A count that could not be read after the paste falls back to comparing too.
         assert!(!clipboard_still_ours(Some(7), None, || false));
+    }
+
+    #[test]
+    fn secure_input_turns_paste_and_type_into_copy_only_with_the_reason() {
+        for mode in [OutputMode::Paste, OutputMode::Type] {
+            assert_eq!(
+                keystroke_gate(mode, true, Some(true)),
+                Gate::CopyOnly(Some(NotPasted::SecureInput)),
+                "{mode:?}"
+            );
+            // Off, or no such thing (X11): the keys are sent.
+            assert_eq!(keystroke_gate(mode, true, Some(false)), Gate::Send);
+            assert_eq!(keystroke_gate(mode, true, None), Gate::Send);
+            // No permission or no sender: copied, and the permission notice speaks.
+            assert_eq!(
+                keystroke_gate(mode, false, Some(true)),
+                Gate::CopyOnly(None)
+            );
+        }
+        // Copy-only mode sends nothing anyway: nothing to tell.
+        assert_eq!(
+            keystroke_gate(OutputMode::Copy, true, Some(true)),
+            Gate::CopyOnly(None)
+        );
+    }
+
+    #[test]
+    fn a_text_kept_from_secure_input_counts_as_copied_and_puts_nothing_back() {
+        // What `deliver` returns for it (`copied`): the text as said, on the clipboard.
+        let delivered = Delivered {
+            mode: OutputMode::Copy,
+            at: Instant::now(),
+            waited_for_modifiers: Duration::ZERO,
+            waited_for_hotkey: false,
+            restored_clipboard: false,
+            focus: None,
+            sent: "hasło".into(),
+            not_pasted: Some(NotPasted::SecureInput),
+        };
+        assert!(!delivered.inserted());
+        assert_eq!(NotPasted::SecureInput.reason(), "secure_input");
     }
 
     #[test]

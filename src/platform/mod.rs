@@ -7,6 +7,8 @@ mod clipboard;
 mod file_modes;
 mod focus;
 mod input;
+mod key_access;
+mod keyboard_layout;
 mod notifications;
 mod power;
 
@@ -14,6 +16,8 @@ pub use clipboard::set_clipboard_text;
 pub use file_modes::{dir_builder_mode, mode_of, open_options_mode, set_mode};
 pub use focus::{class_of_wm_class, Focus, FocusProbe};
 pub use input::{clipboard_change_count, prime_keyboard_events, symbolic_hotkeys_plist};
+pub use key_access::{ask_for_accessibility, secure_input_enabled};
+pub use keyboard_layout::{command_key_characters, on_input_source_change};
 pub use notifications::{set_notification_sender, show_notification};
 pub use power::{performance_cores, UserActivity};
 
@@ -266,15 +270,20 @@ impl ModifierProbe {
     }
 }
 
-/// Sends the system's paste shortcut by key: Cmd+V by its virtual key code on macOS (kVK_ANSI_V,
-/// the same physical key on every layout), Ctrl+V on X11, where applications match shortcuts by
-/// keysym, so enigo's keysym lookup finds the key that types "v" in the active layout.
-pub fn send_paste_shortcut(enigo: &mut enigo::Enigo) -> enigo::InputResult<()> {
+/// Sends the system's paste shortcut by key: on macOS Cmd + the virtual key code `v_key`, the
+/// key that types "v" with ⌘ held in the person's layout (`inject::paste_key`, read on the main
+/// thread: enigo's own `Key::Unicode` lookup would read the layout on this, the output, thread);
+/// Ctrl+V on X11, where applications match shortcuts by keysym, so enigo's keysym lookup finds
+/// the key that types "v" in the active layout (`v_key` unused).
+pub fn send_paste_shortcut(enigo: &mut enigo::Enigo, v_key: u16) -> enigo::InputResult<()> {
     use enigo::{Direction, Key, Keyboard};
     #[cfg(target_os = "macos")]
-    let (modifier, press_v) = (Key::Meta, |e: &mut enigo::Enigo| e.raw(9, Direction::Click));
+    let (modifier, press_v) = (Key::Meta, |e: &mut enigo::Enigo| {
+        e.raw(v_key, Direction::Click)
+    });
     #[cfg(not(target_os = "macos"))]
     let (modifier, press_v) = (Key::Control, |e: &mut enigo::Enigo| {
+        let _ = v_key;
         e.key(Key::Unicode('v'), Direction::Click)
     });
     enigo.key(modifier, Direction::Press)?;

@@ -271,3 +271,34 @@ fn a_text_not_pasted_says_where_it_is_and_the_shortcut_to_paste_it() {
         );
     }
 }
+
+#[test]
+fn secure_input_says_why_nothing_was_pasted_and_what_to_press() {
+    use crate::inject::NotPasted;
+    let notice = Notice::not_pasted(NotPasted::SecureInput, true);
+    assert_eq!(notice, Notice::SecureInput);
+    let (summary, body) = notice.text(UiLang::En);
+    assert_eq!(summary, "Text on the clipboard: Secure Input");
+    assert!(
+        body.contains("password field")
+            && body.contains("Secure Keyboard Entry")
+            && body.contains("paste it with Cmd+V")
+            && body.contains("Recent transcripts"),
+        "{body}"
+    );
+    let (summary, body) = notice.text(UiLang::Pl);
+    assert_eq!(summary, "Tekst w schowku: bezpieczne wprowadzanie");
+    assert!(
+        body.contains("Pole hasła")
+            && body.contains("wklej go Cmd+V")
+            && body.contains("Ostatnie transkrypcje"),
+        "{body}"
+    );
+    // The held-keys reasons keep their own notice, with the platform's shortcut.
+    for why in [NotPasted::KeysHeld, NotPasted::KeysPressedMeanwhile] {
+        assert_eq!(
+            Notice::not_pasted(why, false),
+            Notice::NotPasted { mac: false }
+        );
+    }
+}
