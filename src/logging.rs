@@ -124,7 +124,7 @@ pub enum LoggingError {
 }
 
 /// Keep this alive for as long as the app logs: dropping it flushes the file writer and stops
-/// its thread (lines logged after that go to stderr only).
+/// its thread (lines logged after that go to stderr only), as [`finish`] does.
 #[must_use = "dropping the guard stops writing the log file"]
 #[derive(Debug, Default)]
 pub struct LogGuard {
@@ -133,8 +133,23 @@ pub struct LogGuard {
     /// A problem worth showing the user (log folder unusable, bad `$WHISPER_DICTATION_LOG`);
     /// the logger works regardless.
     pub warning: Option<String>,
+    /// The file writer of a subscriber built but not installed (tests); the installed one's is
+    /// in [`INSTALLED_WRITER`].
     _worker: Option<WorkerGuard>,
+    /// This guard's logger is the process-wide one ([`init`]): dropping it [`finish`]es.
+    installed: bool,
 }
+
+impl Drop for LogGuard {
+    fn drop(&mut self) {
+        if self.installed {
+            finish();
+        }
+    }
+}
+
+/// The process-wide logger's file writer ([`init`]), until [`finish`] writes it out.
+static INSTALLED_WRITER: std::sync::Mutex<Option<WorkerGuard>> = std::sync::Mutex::new(None);
 
 /// Installs the process-wide logger. Call once, early in `main`.
 ///
@@ -145,7 +160,30 @@ pub fn init(log_dir: Option<&Path>, default_filter: &str) -> Result<LogGuard, Lo
     let (subscriber, mut guard) = subscriber(filter, std::io::stderr().is_terminal(), log_dir);
     subscriber.try_init()?;
     guard.warning = join_warnings(filter_warning, guard.warning.take());
+    keep_writer(&mut guard);
     Ok(guard)
+}
+
+/// Moves `guard`'s file writer to where [`finish`] finds it.
+fn keep_writer(guard: &mut LogGuard) {
+    if let Ok(mut installed) = INSTALLED_WRITER.lock() {
+        *installed = guard._worker.take();
+        guard.installed = true;
+    }
+}
+
+/// Writes every line logged so far to the log file (waiting up to a second for its writer
+/// thread) and stops the file writer: lines logged later go to stderr only. For an end that
+/// never returns to `main`, where [`LogGuard`] is not dropped: macOS's logout, when AppKit
+/// calls `exit()` right after the app's `applicationWillTerminate:` (`app::shutdown`). Does
+/// nothing the second time, or without a log file.
+pub fn finish() {
+    let writer = INSTALLED_WRITER
+        .lock()
+        .map(|mut installed| installed.take())
+        .unwrap_or_else(|poisoned| poisoned.into_inner().take());
+    // WorkerGuard's drop sends the writer thread its shutdown and waits for the flush.
+    drop(writer);
 }
 
 /// The filter from the environment variable's value, else `default_filter`. An unparsable
@@ -421,6 +459,31 @@ mod tests {
         writer.write_all(b"line\n").unwrap();
         assert_eq!(mode(&day_file), 0o600);
         assert_eq!(writer.inner, b"line\n");
+    }
+
+    #[test]
+    fn finish_writes_the_installed_logger_lines_out_once() {
+        // macOS's logout ends the process without dropping main's LogGuard: finish() alone must
+        // get the lines into the file.
+        let dir = tempfile::tempdir().unwrap();
+        let logs = dir.path().join("logs");
+        let (subscriber, mut guard) = subscriber(EnvFilter::new("info"), false, Some(&logs));
+        keep_writer(&mut guard);
+        assert!(guard._worker.is_none() && guard.installed);
+        tracing::subscriber::with_default(subscriber, || {
+            tracing::info!("ended by the system");
+            finish();
+            tracing::info!("after the end");
+        });
+        let files = log_files(&logs);
+        assert_eq!(files.len(), 1, "{files:?}");
+        let text = std::fs::read_to_string(&files[0]).unwrap();
+        assert!(text.contains("ended by the system"), "{text:?}");
+        assert!(!text.contains("after the end"), "{text:?}");
+        // The second time (the guard's drop after a Quit) there is nothing left to do.
+        finish();
+        drop(guard);
+        assert!(INSTALLED_WRITER.lock().unwrap().is_none());
     }
 
     #[test]

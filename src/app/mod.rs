@@ -40,6 +40,7 @@ pub mod privacy;
 mod recovery;
 mod results;
 pub mod retry;
+mod shutdown;
 pub mod state;
 pub mod texts;
 pub mod tray;
@@ -229,6 +230,7 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         warned_silent_microphone: false,
         warned_accessibility: false,
         quit: false,
+        shutdown: shutdown::Shutdown::default(),
         proxy: proxy.clone(),
         downloading: None,
         confirm: model_download::Confirm::default(),
@@ -247,6 +249,10 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
     app.warned_accessibility = app.check_permissions();
 
     event_loop.run_return(|event, target, control_flow| {
+        if shutdown::ends_the_loop(&event) {
+            // Quit, a signal, or macOS's logout (after which nothing else runs): shutdown.rs.
+            return app.shut_down();
+        }
         match event {
             Event::NewEvents(StartCause::Init) => app.build_tray(),
             Event::NewEvents(StartCause::ResumeTimeReached { .. }) => {
@@ -275,16 +281,8 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
             (false, None) => ControlFlow::Wait,
         };
     });
-    if let Some(hotkey) = app.hotkey {
-        let _ = app.hotkeys.unregister(hotkey);
-    }
-    // Quit or logout: no waiting for the transcriptions queued. What is not done stays in its
-    // journal and is recovered at the next start.
-    app.worker.stop_now();
-    tracing::info!(
-        unfinished = app.dictation.queued(),
-        "quit; dictations not finished are recovered at the next start"
-    );
+    // Done at LoopDestroyed already, which tao delivers before `run_return` returns.
+    app.shut_down();
     Ok(())
 }
 
@@ -367,6 +365,8 @@ struct App {
     warned_silent_microphone: bool,
     warned_accessibility: bool,
     quit: bool,
+    /// Lets the orderly end run once (shutdown.rs).
+    shutdown: shutdown::Shutdown,
     /// For the threads started later (model downloads).
     proxy: EventLoopProxy<AppEvent>,
     /// The model download in progress (one at a time).
