@@ -130,10 +130,7 @@ impl App {
                 self.save_choice(SettingKey::Hotkey);
             }
             Err(e) => {
-                self.notify(&Notice::HotkeyUnavailable {
-                    hotkey: text,
-                    detail: e.to_string(),
-                });
+                self.notify(&super::hotkey::unavailable(&text, e.to_string()));
                 self.hotkey = HotKey::from_str(&self.settings.hotkey)
                     .ok()
                     .filter(|old| self.hotkeys.register(*old).is_ok());

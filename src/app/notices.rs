@@ -47,6 +47,16 @@ pub enum Notice {
         hotkey: String,
         detail: String,
     },
+    /// macOS 15.0 or 15.1 refused a hotkey whose only modifier is Option (⌥Space, the Mac
+    /// default): the alternative is an item of the Hotkey menu (`hotkey::option_only_refused`).
+    HotkeyRefusedByMacos {
+        /// The hotkey as people read it ("⌥Space").
+        hotkey: String,
+        /// The macOS version, "15.1".
+        macos: String,
+        /// The Hotkey menu's item to choose instead, as people read it ("⌃⇧Space").
+        alternative: String,
+    },
     /// The History/Settings window could not be opened (its program missing, or it ended
     /// before its page showed).
     WindowUnavailable {
@@ -345,6 +355,17 @@ impl Notice {
                     ("Skrót niedostępny".into(), format!("Nie można użyć skrótu {hotkey}: {detail}. Zmień \"hotkey\" w settings.json."))
                 } else {
                     ("Hotkey unavailable".into(), format!("Cannot use the hotkey {hotkey}: {detail}. Change \"hotkey\" in settings.json."))
+                }
+            }
+            Notice::HotkeyRefusedByMacos {
+                hotkey,
+                macos,
+                alternative,
+            } => {
+                if pl {
+                    ("Skrót niedostępny".into(), format!("macOS {macos} nie przyjmuje skrótów, w których jedynym modyfikatorem jest Option (⌥), takich jak {hotkey} (macOS 15.2 i nowsze znów je przyjmują). Wybierz w menu aplikacji Skrót klawiszowy → {alternative} albo zaktualizuj macOS."))
+                } else {
+                    ("Hotkey unavailable".into(), format!("macOS {macos} refuses hotkeys whose only modifier is Option (⌥), such as {hotkey} (macOS 15.2 and later accept them again). Choose Hotkey → {alternative} in the app's menu, or update macOS."))
                 }
             }
             Notice::WindowUnavailable { detail } => {
