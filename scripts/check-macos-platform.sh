@@ -4,7 +4,7 @@
 # aarch64-apple-darwin, on any machine: a throwaway crate includes src/platform/mod.rs (and so
 # its submodules) with stubs for the crate type it names, and has the window process as its
 # binary, with the same versions of tao, tray-icon, enigo, libc, objc2, mac-notification-sys,
-# notify-rust, arboard, wry and serde (Cargo.lock copied), and `cargo check --target
+# notify-rust, arboard, wry, muda and serde (Cargo.lock copied), and `cargo check --target
 # aarch64-apple-darwin` compiles every macOS branch without linking. The rest of the app cannot be checked this way (torch-sys compiles
 # C++ against libtorch), and nothing here proves the frameworks' symbols link or behave:
 # that needs a Mac (docs/M1_SETUP.md, "Compiled only on macOS").
@@ -42,6 +42,7 @@ mac-notification-sys = "$(version_of mac-notification-sys)"
 notify-rust = "$(version_of notify-rust)"
 arboard = "$(version_of arboard)"
 wry = "$(version_of wry)"
+muda = "$(version_of muda)"
 serde = { version = "$(sed -n 's/^serde = { version = "\([^"]*\)".*/\1/p' "$root/Cargo.toml" | head -n 1)", features = ["derive"] }
 serde_json = "$(version_of serde_json)"
 

@@ -10,10 +10,13 @@
 //! `src/app/window/host.rs`. When stdin closes (the app quit or crashed) it ends too.
 //!
 //! It shares no code with the app's library beyond the pipe's message types, so it does not
-//! link libtorch: it starts in milliseconds and its memory is its own.
+//! link libtorch: it starts in milliseconds and its memory is its own. On macOS it has its own
+//! menu bar and Dock tile while it runs ([`main_menu`]).
 
 #[path = "../app/window/host_link.rs"]
 mod host_link;
+mod main_menu;
+mod menu_bar;
 mod webview;
 
 use host_link::{FromWindow, OpenWindow, ToWindow};
@@ -91,7 +94,16 @@ fn main() -> ExitCode {
 
 /// Opens the window and runs its event loop until the window or the app closes it.
 fn run(open: OpenWindow, to_app: ToApp) -> Result<std::convert::Infallible, String> {
-    let event_loop = EventLoopBuilder::<ToWindow>::with_user_event().build();
+    let mut event_loop = EventLoopBuilder::<ToWindow>::with_user_event().build();
+    // macOS: Edit's ⌘C/⌘V/… and the rest reach the page only through a main menu.
+    let menus = main_menu::window_menu(open.lang);
+    let installed_menu = match menu_bar::install(&mut event_loop, &menus) {
+        Ok(installed) => Some(installed),
+        Err(e) => {
+            to_app.warn(format!("window process: no main menu: {e}"));
+            None
+        }
+    };
     let proxy = event_loop.create_proxy();
     let stdin_warnings = to_app.clone();
     std::thread::spawn(move || {
@@ -173,6 +185,8 @@ fn run(open: OpenWindow, to_app: ToApp) -> Result<std::convert::Infallible, Stri
     window.set_visible(true);
 
     event_loop.run(move |event, _target, control_flow| {
+        // Kept for the loop's life: dropped, it leaves the menu bar.
+        let _kept = &installed_menu;
         *control_flow = ControlFlow::Wait;
         match event {
             Event::UserEvent(ToWindow::Script { js }) => {

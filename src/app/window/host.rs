@@ -181,6 +181,7 @@ mod tests {
         OpenWindow {
             version: super::super::host_link::VERSION,
             title: "History".into(),
+            lang: super::super::host_link::Lang::En,
             url: "app://localhost/en/index.html".into(),
             size: (760.0, 600.0),
             min_size: (420.0, 320.0),

@@ -32,6 +32,10 @@ pub enum ToWindow {
 pub struct OpenWindow {
     pub version: u32,
     pub title: String,
+    /// The language of the app's texts: the window process's own menus (macOS's menu bar,
+    /// `src/window_host/main_menu.rs`) follow it. Missing (an app before it): English.
+    #[serde(default)]
+    pub lang: Lang,
     /// The page's address, on `origin`.
     pub url: String,
     /// Logical pixels: the size it opens at, and the smallest it may be made.
@@ -50,6 +54,16 @@ pub struct OpenWindow {
     pub csp: String,
     /// Everything the protocol serves, by path; any other path is a 404.
     pub assets: Vec<Asset>,
+}
+
+/// The language of the app's texts, as its code: `"pl"` or `"en"` (any other: English).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Lang {
+    Pl,
+    #[default]
+    #[serde(other)]
+    En,
 }
 
 /// One file the custom protocol serves.

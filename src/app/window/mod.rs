@@ -367,6 +367,10 @@ pub fn open_message(
     host_link::OpenWindow {
         version: host_link::VERSION,
         title: page.title(lang).to_string(),
+        lang: match lang {
+            UiLang::Pl => host_link::Lang::Pl,
+            UiLang::En => host_link::Lang::En,
+        },
         url: format!("{}#{}", protocol::start_url(lang), page.name()),
         size: SIZE,
         min_size: MIN_SIZE,
