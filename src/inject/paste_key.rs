@@ -200,6 +200,57 @@ mod tests {
         assert_eq!(v_key_for(Some(&[])), KVK_ANSI_V);
     }
 
+    /// The files under `src/` (outside the platform seam) that contain `needle`.
+    fn files_containing(needle: &str) -> Vec<String> {
+        fn walk(dir: &std::path::Path, found: &mut Vec<std::path::PathBuf>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    walk(&path, found);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    found.push(path);
+                }
+            }
+        }
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        walk(&src, &mut files);
+        let mut found: Vec<String> = files
+            .iter()
+            .filter(|path| !path.starts_with(src.join("platform")))
+            .filter(|path| std::fs::read_to_string(path).unwrap().contains(needle))
+            .map(|path| path.strip_prefix(&src).unwrap().display().to_string())
+            .collect();
+        found.sort();
+        found
+    }
+
+    #[test]
+    fn the_layout_is_read_only_on_the_main_thread() {
+        // The input-source calls assert the main queue: the layout is read only here, from
+        // `follow_keyboard_layout` (and the input-source notification, delivered on the main
+        // thread), which the app calls in `run` before the event loop, never the output thread.
+        assert_eq!(
+            files_containing("command_key_characters("),
+            ["inject/paste_key.rs"]
+        );
+        assert_eq!(
+            files_containing("follow_keyboard_layout()"),
+            ["app/mod.rs", "inject/paste_key.rs"]
+        );
+        let app = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/app/mod.rs"),
+        )
+        .unwrap();
+        let primed = app.find("prime_keyboard_events()").expect("primed in run");
+        let followed = app.find("follow_keyboard_layout()").unwrap();
+        let output = app.find("Output::spawn(").expect("the output thread");
+        assert!(
+            primed < followed && followed < output,
+            "before the output thread starts"
+        );
+    }
+
     #[test]
     fn the_stored_key_code_is_the_v_position_until_a_layout_is_read() {
         // Off macOS no layout is ever read: the stored code stays kVK_ANSI_V.
