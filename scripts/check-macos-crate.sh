@@ -100,8 +100,11 @@ export DOCS_RS=1
 # --locked: never rewrite Cargo.lock (the main build shares it). Warnings are errors: an unused
 # import in a macOS branch is as wrong as a type error. The compiler's messages are shown as
 # usual (stderr); cargo's JSON records (one a line, stdout) go to messages.json, where
-# tests/macos_crate.rs reads which targets were compiled for the Mac.
+# tests/macos_crate.rs reads which targets were compiled for the Mac. The dev profile without
+# its opt-level 3 for dependencies and without debug info: nothing here runs but the build
+# scripts and proc macros, which then take about a third of the CPU time (the check is the same).
 if ! cargo clippy --locked --quiet --all-targets --target "$target" \
+    --config 'profile.dev.package."*".opt-level=0' --config 'profile.dev.debug=false' \
     --features check-without-libtorch --message-format=json-render-diagnostics "$@" \
     -- -D warnings > "$out/messages.json"; then
   say "the crate does not type-check or lint cleanly for $target (above)"
