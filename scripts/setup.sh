@@ -104,6 +104,34 @@ if [ "$os" = Linux ] && command -v dpkg-query >/dev/null 2>&1; then
   install_debian_packages "${wanted[@]}"
 fi
 
+# On a Mac, what the test suite runs besides cargo, from Homebrew (each formula is named after
+# the command it installs): sox (tests/app_pipeline_streaming.rs cuts the pauses out of a clip
+# with it), flite and flock (with sox, what scripts/make-long-clips.sh needs to build the long
+# clips of tests/word_times.rs; Debian's flock is in util-linux) and shellcheck
+# (tests/workflows.rs, through actionlint, checks the workflows' `run:` scripts with it). The
+# desktop tests that need the rest of test_packages are Linux-only files.
+macos_test_formulae=(sox flite flock shellcheck)
+install_homebrew_formulae() {
+  local missing f
+  missing=()
+  for f in "$@"; do command -v "$f" >/dev/null 2>&1 || missing+=("$f"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  command -v brew >/dev/null 2>&1 || {
+    say "the test suite needs these commands, missing here: ${missing[*]}. This script installs"
+    say "them with Homebrew, but there is no brew on PATH: install Homebrew (or them) and run it again"
+    exit 1
+  }
+  say "installing from Homebrew: ${missing[*]}"
+  brew install --quiet "${missing[@]}" >&2 || { say "brew install ${missing[*]} failed"; exit 1; }
+  for f in "${missing[@]}"; do
+    command -v "$f" >/dev/null 2>&1 \
+      || { say "brew installed $f, but there is no $f on PATH (is Homebrew's bin on PATH?)"; exit 1; }
+  done
+}
+if [ "$os" = Darwin ] && [ "$want_test" = 1 ]; then
+  install_homebrew_formulae "${macos_test_formulae[@]}"
+fi
+
 # ---------------------------------------------------------------- wheels
 # Fetch one wheel into the download cache unless it is already there; prints its path.
 fetch_wheel() {
@@ -123,13 +151,36 @@ fetch_wheel() {
 manifest_of() { (cd "$1" && find lib -type f -o -type l | LC_ALL=C sort | while read -r f; do
   printf '%s %s\n' "$f" "$(wc -c < "$f" | tr -d ' ')"; done); }
 
-libtorch_ok() {
+# What torch-sys needs where it looks (its build.rs): -I include and -I
+# include/torch/csrc/api/include, -L lib with -ltorch_cpu -ltorch -lc10 in it, and what those
+# load from there: libgomp and the CUDA runtime stubs on Linux, libomp on macOS (libtorch_cpu
+# asks for @rpath/libomp.dylib). The wheel's other dylibs (libtorch_python, libshm,
+# libtorch_global_deps) are for Python's torch only: nothing torch-sys links loads them.
+libtorch_includes=(include/torch include/ATen include/c10 include/torch/csrc/api/include/torch)
+case "$os" in
+  Darwin) libtorch_libs=(libtorch_cpu.dylib libtorch.dylib libc10.dylib libomp.dylib) ;;
+  *) libtorch_libs=(libtorch_cpu.so libtorch.so libc10.so libgomp.so.1 libcudart.so.13 libcupti.so.13) ;;
+esac
+
+# Prints what is wrong with the cached CPU libtorch; nothing when it is complete.
+libtorch_problem() {
+  local d f
   [ -f "$libtorch/build-version" ] && [ "$(cat "$libtorch/build-version")" = "$TORCH_VERSION" ] \
-    && [ -f "$libtorch/MANIFEST" ] && [ -d "$libtorch/include/torch" ] \
-    && [ "$(manifest_of "$libtorch")" = "$(cat "$libtorch/MANIFEST")" ] || return 1
-  if [ "$os" = Linux ] && ldd "$libtorch/lib/libtorch_cpu.so" | grep -q 'not found'; then return 1; fi
+    || { echo "build-version is not $TORCH_VERSION"; return 0; }
+  for d in "${libtorch_includes[@]}"; do
+    [ -d "$libtorch/$d" ] || { echo "$d/ is missing"; return 0; }
+  done
+  for f in "${libtorch_libs[@]}"; do
+    [ -f "$libtorch/lib/$f" ] || { echo "lib/$f is missing"; return 0; }
+  done
+  [ -f "$libtorch/MANIFEST" ] && [ "$(manifest_of "$libtorch")" = "$(cat "$libtorch/MANIFEST")" ] \
+    || { echo "lib/ differs from its MANIFEST"; return 0; }
+  if [ "$os" = Linux ] && ldd "$libtorch/lib/libtorch_cpu.so" | grep -q 'not found'; then
+    echo "lib/libtorch_cpu.so needs a library that is not found"
+  fi
   return 0
 }
+libtorch_ok() { [ -z "$(libtorch_problem)" ]; }
 
 assemble_libtorch_linux() {
   local stage=$1 torch_whl cudart_whl cupti_whl
@@ -148,15 +199,22 @@ assemble_libtorch_linux() {
   printf '' | gcc -shared -x c - -Wl,-soname,libtorch.so -o "$stage/lib/libtorch.so"
 }
 
+# The macOS arm64 wheel is the CPU + MPS build (what tch's download-libtorch fetches there).
+# torch 2.13.0's is tagged macosx_14_0_arm64 (2.11 was the last for macOS 11): asking pip for
+# an older platform finds no wheel at all. Prints its path.
+macos_torch_wheel() {
+  fetch_wheel "torch==$TORCH_VERSION" "torch-$TORCH_VERSION-cp311-*macosx*arm64.whl" \
+    --only-binary=:all: --platform macosx_14_0_arm64 --python-version 3.11
+}
+
 assemble_libtorch_macos() {
-  # The macOS arm64 wheel is the CPU + MPS build (what tch's download-libtorch fetches there).
-  # torch 2.13.0's is tagged macosx_14_0_arm64 (2.11 was the last for macOS 11): asking pip for
-  # an older platform finds no wheel at all.
-  local stage=$1 torch_whl
-  torch_whl=$(fetch_wheel "torch==$TORCH_VERSION" "torch-$TORCH_VERSION-cp311-*macosx*arm64.whl" \
-    --only-binary=:all: --platform macosx_14_0_arm64 --python-version 3.11)
-  unzip -q -o "$torch_whl" 'torch/lib/*' 'torch/include/*' -d "$stage/x"
-  mv "$stage/x/torch/lib" "$stage/lib"
+  # The dylibs go straight into lib/ (already made by the caller), where torch-sys searches.
+  local stage=$1 torch_whl f members
+  members=()
+  torch_whl=$(macos_torch_wheel)
+  for f in "${libtorch_libs[@]}"; do members+=("torch/lib/$f"); done
+  unzip -q -o "$torch_whl" "${members[@]}" 'torch/include/*' -d "$stage/x"
+  mv "$stage"/x/torch/lib/* "$stage/lib/"
   mv "$stage/x/torch/include" "$stage/include"
   rm -rf "$stage/x"
 }
@@ -211,7 +269,9 @@ if [ "$flavour" = cuda ]; then
   cuda_libtorch_ok || assemble_cuda_libtorch
   ln -sfn "$cuda_libtorch/site/torch" "$repo/.libtorch"
 else
-  if ! libtorch_ok; then
+  problem=$(libtorch_problem)
+  if [ -n "$problem" ]; then
+    [ -d "$libtorch" ] && say "the cached libtorch is damaged ($problem)"
     say "assembling libtorch $TORCH_VERSION in $libtorch"
     stage="$libtorch.partial.$$"
     rm -rf "$libtorch".partial.* && mkdir -p "$stage/lib"
@@ -227,9 +287,15 @@ else
     echo "$TORCH_VERSION" > "$stage/build-version"
     manifest_of "$stage" > "$stage/MANIFEST"
     rm -rf "$libtorch" && mv "$stage" "$libtorch"
-    libtorch_ok || { say "libtorch in $libtorch failed verification"; exit 1; }
+    problem=$(libtorch_problem)
+    [ -z "$problem" ] || { say "libtorch in $libtorch failed verification: $problem"; exit 1; }
   fi
   ln -sfn "$libtorch" "$repo/.libtorch"
+fi
+# tests/setup_rehearsal.rs runs the macOS branch of this script on Linux with the real macOS
+# torch wheel, which it takes from this download cache (the test itself never downloads).
+if [ "$want_test" = 1 ] && [ "$os" = Linux ]; then
+  macos_torch_wheel >/dev/null
 fi
 
 # ---------------------------------------------------------------- models
