@@ -5,6 +5,8 @@
 # played into a fake microphone while the hotkey is held, the pasted text and the stage timings,
 # and a screenshot of the tray menu (examples/desktop_demo.rs).
 # With arguments they go to the app, e.g. `scripts/run.sh transcribe my.wav --language pl`.
+# Either way both binaries are built (cargo build --release --bins): the app and the window
+# program that its History… and Settings… open.
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
@@ -18,4 +20,8 @@ if [ $# -eq 0 ] && [ "$(uname -s)" = Linux ] && [ -z "${DISPLAY:-}" ] && [ -z "$
 fi
 
 bash scripts/setup.sh
-cargo run --release --quiet -- "$@"
+# Both programs: the app, and the window program beside it (whisper-dictation-window), which the
+# menu's History… and Settings… start; `cargo run` would build only the app.
+echo "run: building the app and its window program (cargo build --release --bins)…" >&2
+cargo build --release --quiet --bins
+exec "${CARGO_TARGET_DIR:-target}/release/whisper-dictation" "$@"
