@@ -118,7 +118,12 @@ install_homebrew_formulae() {
   [ ${#missing[@]} -eq 0 ] && return 0
   command -v brew >/dev/null 2>&1 || {
     say "the test suite needs these commands, missing here: ${missing[*]}. This script installs"
-    say "them with Homebrew, but there is no brew on PATH: install Homebrew (or them) and run it again"
+    if [ -x /opt/homebrew/bin/brew ]; then
+      say "them with Homebrew, which is in /opt/homebrew but not on PATH: run"
+      say "  eval \"\$(/opt/homebrew/bin/brew shellenv)\"  (and add it to ~/.zprofile), then run it again"
+    else
+      say "them with Homebrew, but there is no brew on PATH: install Homebrew (or them) and run it again"
+    fi
     exit 1
   }
   say "installing from Homebrew: ${missing[*]}"
