@@ -10,7 +10,8 @@
 //! where `scripts/setup.sh --test` keeps it for this test; the Whisper models and actionlint are
 //! links to the ones the real set-up installed; pip is told to use no index, so an attempt to
 //! download fails loudly instead. `SETUP_REHEARSAL_SCRIPT=<file>` rehearses another version of
-//! the script (e.g. an older one from git, to see this test fail on it).
+//! the script (e.g. an older one from git, to see this test fail on it). The stand-in Mac's
+//! bash is the first one on PATH: put a bash 3.2 (macOS's /bin/bash) first to rehearse with it.
 
 use std::fs;
 use std::os::unix::fs::{symlink, PermissionsExt};
