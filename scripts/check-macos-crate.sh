@@ -97,13 +97,27 @@ export CARGO_TARGET_DIR="$out"
 export CC_aarch64_apple_darwin="$bin/cc"
 export AR_aarch64_apple_darwin="$bin/ar" RANLIB_aarch64_apple_darwin="$bin/ranlib"
 export DOCS_RS=1
+# Run by the suite, this script inherits what cargo sets for a test (CARGO_MANIFEST_DIR,
+# CARGO_PKG_*, CARGO_BIN_EXE_*, … and build.rs's WHISPER_DICTATION_LIBTORCH_DIR, which the Mac's
+# crate must not see: it has no libtorch). Build scripts and crates track some of them (ring's
+# build script tracks CARGO_MANIFEST_DIR), so they would recompile whenever the check alternates
+# between the suite and a shell; cargo runs without them (`env -u` also takes the names with a
+# hyphen, which bash cannot unset).
+without=()
+while IFS= read -r name; do
+  case "$name" in
+    CARGO_MANIFEST_*|CARGO_PKG_*|CARGO_CRATE_NAME|CARGO_BIN_NAME|CARGO_BIN_EXE_*|CARGO_PRIMARY_PACKAGE \
+      |CARGO_TARGET_TMPDIR|CARGO_RUSTC_CURRENT_DIR|OUT_DIR|WHISPER_DICTATION_LIBTORCH_DIR)
+      without+=(-u "$name") ;;
+  esac
+done < <(env | sed -n 's/^\([A-Za-z_][A-Za-z0-9_-]*\)=.*/\1/p')
 # --locked: never rewrite Cargo.lock (the main build shares it). Warnings are errors: an unused
 # import in a macOS branch is as wrong as a type error. The compiler's messages are shown as
 # usual (stderr); cargo's JSON records (one a line, stdout) go to messages.json, where
 # tests/macos_crate.rs reads which targets were compiled for the Mac. The dev profile without
 # its opt-level 3 for dependencies and without debug info: nothing here runs but the build
 # scripts and proc macros, which then take about a third of the CPU time (the check is the same).
-if ! cargo clippy --locked --quiet --all-targets --target "$target" \
+if ! env "${without[@]}" cargo clippy --locked --quiet --all-targets --target "$target" \
     --config 'profile.dev.package."*".opt-level=0' --config 'profile.dev.debug=false' \
     --features check-without-libtorch --message-format=json-render-diagnostics "$@" \
     -- -D warnings > "$out/messages.json"; then
