@@ -117,7 +117,7 @@ done < <(env | sed -n 's/^\([A-Za-z_][A-Za-z0-9_-]*\)=.*/\1/p')
 # tests/macos_crate.rs reads which targets were compiled for the Mac. The dev profile without
 # its opt-level 3 for dependencies and without debug info: nothing here runs but the build
 # scripts and proc macros, which then take about a third of the CPU time (the check is the same).
-if ! env "${without[@]}" cargo clippy --locked --quiet --all-targets --target "$target" \
+if ! env ${without[@]+"${without[@]}"} cargo clippy --locked --quiet --all-targets --target "$target" \
     --config 'profile.dev.package."*".opt-level=0' --config 'profile.dev.debug=false' \
     --features check-without-libtorch --message-format=json-render-diagnostics "$@" \
     -- -D warnings > "$out/messages.json"; then
