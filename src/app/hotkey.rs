@@ -120,11 +120,8 @@ fn option_only(hotkey: &str) -> bool {
 pub fn alternative_hotkey(hotkey: &str, plist: Option<&str>) -> Option<&'static str> {
     use global_hotkey::hotkey::Modifiers;
     texts::hotkey_presets(true).into_iter().find(|preset| {
-        let has_control_or_command = HotKey::from_str(preset).is_ok_and(|parsed| {
-            parsed
-                .mods
-                .intersects(Modifiers::CONTROL | Modifiers::META)
-        });
+        let has_control_or_command = HotKey::from_str(preset)
+            .is_ok_and(|parsed| parsed.mods.intersects(Modifiers::CONTROL | Modifiers::META));
         *preset != hotkey
             && has_control_or_command
             && crate::system_shortcuts::system_clash(preset, true, plist).is_none()
@@ -163,7 +160,12 @@ mod tests {
 
     #[test]
     fn option_only_hotkeys_are_refused_on_macos_15_0_and_15_1_only() {
-        for version in ["15.0 (24A335)", "15.0.1 (24A348)", "15.1 (24B83)", "15.1.1 (24B91)"] {
+        for version in [
+            "15.0 (24A335)",
+            "15.0.1 (24A348)",
+            "15.1 (24B83)",
+            "15.1.1 (24B91)",
+        ] {
             for hotkey in ["alt+space", "alt+shift+KeyD", "option+space"] {
                 assert!(
                     option_only_refused(version, hotkey).is_some(),
@@ -175,13 +177,33 @@ mod tests {
             option_only_refused("15.1.1 (24B91)", "alt+space").as_deref(),
             Some("15.1")
         );
-        assert_eq!(option_only_refused("15", "alt+space").as_deref(), Some("15.0"));
-        for version in ["14.6.1 (23G93)", "15.2 (24C101)", "15.3.2", "26.0 (25A354)", "", "x"] {
+        assert_eq!(
+            option_only_refused("15", "alt+space").as_deref(),
+            Some("15.0")
+        );
+        for version in [
+            "14.6.1 (23G93)",
+            "15.2 (24C101)",
+            "15.3.2",
+            "26.0 (25A354)",
+            "",
+            "x",
+        ] {
             assert_eq!(option_only_refused(version, "alt+space"), None, "{version}");
         }
         // With ⌃ or ⌘ (or no modifier) 15.0 and 15.1 take the hotkey.
-        for hotkey in ["ctrl+alt+space", "super+alt+KeyD", "ctrl+shift+space", "f8", "not a key"] {
-            assert_eq!(option_only_refused("15.0 (24A335)", hotkey), None, "{hotkey}");
+        for hotkey in [
+            "ctrl+alt+space",
+            "super+alt+KeyD",
+            "ctrl+shift+space",
+            "f8",
+            "not a key",
+        ] {
+            assert_eq!(
+                option_only_refused("15.0 (24A335)", hotkey),
+                None,
+                "{hotkey}"
+            );
         }
     }
 
@@ -210,7 +232,10 @@ mod tests {
             Some(crate::system_shortcuts::SPOTLIGHT),
             "the plist must make ⌃⇧Space a system shortcut for this test"
         );
-        assert_eq!(alternative_hotkey("alt+space", Some(plist)), Some("ctrl+alt+d"));
+        assert_eq!(
+            alternative_hotkey("alt+space", Some(plist)),
+            Some("ctrl+alt+d")
+        );
     }
 
     #[test]

@@ -245,7 +245,10 @@ mod tests {
         };
         assert_eq!(lang_of(line), Lang::Pl);
         assert_eq!(lang_of(&line.replace(r#""lang":"pl","#, "")), Lang::En);
-        assert_eq!(lang_of(&line.replace(r#""lang":"pl""#, r#""lang":"de""#)), Lang::En);
+        assert_eq!(
+            lang_of(&line.replace(r#""lang":"pl""#, r#""lang":"de""#)),
+            Lang::En
+        );
         assert_eq!(window_menu(lang_of(line))[1].title, "Edycja");
     }
 }

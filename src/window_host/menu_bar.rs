@@ -13,9 +13,9 @@
 //! tao makes no main menu of its own, and applies the activation policy set here at
 //! `applicationDidFinishLaunching` (`app_state.rs:447-460`).
 
-use crate::main_menu::Menu;
 #[cfg(target_os = "macos")]
 use crate::main_menu::Item;
+use crate::main_menu::Menu;
 
 /// The installed main menu: keep it while the window is open.
 pub struct MainMenu {
