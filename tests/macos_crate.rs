@@ -127,3 +127,32 @@ fn the_whole_crate_type_checks_and_lints_for_macos() {
         );
     }
 }
+
+/// The script's macOS branch, run with a stand-in `uname` that says Darwin: on a Mac the crate
+/// builds natively, so the check refuses (exit 2) and names the native command, touching nothing.
+#[test]
+fn on_a_mac_the_check_refuses_and_names_the_native_command() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let uname = dir.path().join("uname");
+    std::fs::write(&uname, "#!/bin/sh\necho Darwin\n").expect("the stand-in uname is written");
+    std::fs::set_permissions(&uname, std::fs::Permissions::from_mode(0o755))
+        .expect("the stand-in uname is executable");
+    let path = format!(
+        "{}:{}",
+        dir.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = Command::new("bash")
+        .arg(root().join("scripts/check-macos-crate.sh"))
+        .env("PATH", path)
+        .current_dir(root())
+        .output()
+        .expect("bash runs scripts/check-macos-crate.sh");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "exit status; it said: {said}");
+    assert!(
+        said.contains("this is a Mac") && said.contains("cargo clippy --all-targets"),
+        "it names the native command: {said}"
+    );
+}
