@@ -483,7 +483,7 @@ mod tests {
     }
 
     #[test]
-    fn a_text_kept_from_secure_input_counts_as_copied_and_puts_nothing_back() {
+    fn a_text_kept_from_secure_input_does_not_count_as_inserted() {
         // What `deliver` returns for it (`copied`): the text as said, on the clipboard.
         let delivered = Delivered {
             mode: OutputMode::Copy,
