@@ -405,6 +405,11 @@ impl WorkerThread {
         let (outcome, heard) = match result {
             Ok(transcript) => {
                 let heard = Heard::of(&transcript);
+                // A sentence Whisper wrote again over noise after it ("X. X'."), dropped.
+                let (transcript, repeated) = commit::repeat::without_repeated_sentence(&transcript);
+                if repeated > 0 {
+                    tracing::info!(words = repeated, "a sentence said again was dropped");
+                }
                 match wording.words(&transcript, &level) {
                     Ok(text) => (Outcome::Text(text), heard),
                     Err(empty) => (Outcome::Empty(empty), heard),

@@ -42,6 +42,7 @@
 //! before the end of a word whose last sound is quiet) is caught by [`overlap_words`]: the next
 //! pass's first words are dropped when they repeat the committed text's last ones.
 
+pub mod repeat;
 pub mod words;
 
 use super::super::hallucinations::normalise;

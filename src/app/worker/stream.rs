@@ -25,6 +25,7 @@ mod context;
 mod language;
 mod settle;
 
+use super::commit::repeat::{self, SaidWord};
 use super::commit::words::{self, WordCommit, WordPass};
 use super::commit::{self, Commit, Pass, PassSegment, Rule};
 use super::Heard;
@@ -69,6 +70,10 @@ pub struct Stream {
     pieces: Vec<(String, PieceEnd)>,
     /// The committed texts as Whisper wrote them (the next pass's previous text).
     raw: String,
+    /// The committed words (the last [`repeat::KEPT_WORDS`]) with when they were said, as far
+    /// as their passes told (seconds of the recording): what a pass's text must not say again
+    /// ([`Self::without_said_again`]).
+    said: Vec<SaidWord>,
     /// The dictation's language, once a stretch was committed.
     pub language: Option<String>,
     /// The passes since the last commit, for agreement with the next.
@@ -121,6 +126,8 @@ struct Tentative {
     /// Its text as Whisper wrote it, and in which language.
     raw: String,
     language: String,
+    /// Its words with when they were said (seconds of the recording).
+    said: Vec<SaidWord>,
     /// Its pass could tell the dictation's language ([`tells_the_language`]).
     tells_the_language: bool,
     /// Its audio ended in a pause.
@@ -168,6 +175,7 @@ impl Stream {
             context: Context::default(),
             pieces: Vec::new(),
             raw: String::new(),
+            said: Vec::new(),
             language: None,
             since_commit: Vec::new(),
             hypothesis: None,
@@ -331,6 +339,7 @@ impl Stream {
                 left_out = true;
             }
         }
+        transcript = self.without_said_again(transcript, range.start, audio.len());
         let pass = Pass {
             start: range.start,
             len: audio.len(),
@@ -403,6 +412,7 @@ impl Stream {
             peak,
             result,
             raw: rest.text.clone(),
+            said: SaidWord::of_transcript(&rest, range.start as f32 / SAMPLE_RATE as f32),
             language: transcript.language.clone(),
             tells_the_language: tells,
             ends_in_pause,
@@ -437,6 +447,11 @@ impl Stream {
         };
         self.pieces.push((text, end));
         self.raw.push_str(&split.part.text);
+        let said_from = start as f32 / SAMPLE_RATE as f32;
+        repeat::remember(
+            &mut self.said,
+            SaidWord::of_transcript(&split.part, said_from),
+        );
         self.language
             .get_or_insert_with(|| split.part.language.clone());
         // A pause's cut is in quiet, a word rule's in the gap after a word; a segment rule's
@@ -517,6 +532,8 @@ impl Stream {
         }
         self.pieces.push((text.clone(), PieceEnd::AudioEnded));
         self.raw.push_str(&tentative.raw);
+        let said = tentative.said.clone();
+        repeat::remember(&mut self.said, said);
         self.language
             .get_or_insert_with(|| tentative.language.clone());
         // In the pause's quietest frame: "quiet" against the recording's loudest frame can
@@ -604,8 +621,11 @@ impl Stream {
         text
     }
 
-    /// The dictation's text: the committed pieces and then `tail`.
-    pub fn with_tail(&self, tail: Option<&str>) -> String {
+    /// The dictation's text: the committed pieces and then `tail`, key-up's text of the
+    /// recording (`recording_len` samples) after the last commit, without a copy of the
+    /// committed text's end that was not spoken there ([`repeat::said_again`]; by its letters
+    /// and the length of that audio: a text has no times).
+    pub fn with_tail(&self, tail: Option<&str>, recording_len: usize) -> String {
         let committed = self.committed_text();
         let tail = tail.unwrap_or("");
         let repeated = if self.overlapping() {
@@ -617,11 +637,54 @@ impl Stream {
             0 => tail.to_string(),
             repeated => commit::drop_words(tail, repeated),
         };
+        let room = recording_len.saturating_sub(self.committed_to) as f32 / SAMPLE_RATE as f32;
+        let tail = match repeat::said_again(&self.said, &SaidWord::untimed(&tail), room) {
+            0 => tail,
+            copied => {
+                tracing::info!(
+                    id = self.id,
+                    words = copied,
+                    "key-up's text said the committed text again; dropped"
+                );
+                commit::drop_words(&tail, copied)
+            }
+        };
         let before = self
             .pieces
             .last()
             .map_or(PieceEnd::AudioEnded, |(_, end)| *end);
         join_pieces(&committed, &tail, before)
+    }
+
+    /// `transcript` of the recording's audio from sample `start` on (`len` samples; a pass's,
+    /// after the committed words it heard again were dropped) without a copy of the committed
+    /// text's end at its start, nor a sentence of its own said again right after it, that the
+    /// person did not say there ([`repeat`]'s module doc): Whisper writes its previous text
+    /// again over noise.
+    pub fn without_said_again(
+        &self,
+        transcript: Transcript,
+        start: usize,
+        len: usize,
+    ) -> Transcript {
+        let new = SaidWord::of_transcript(&transcript, start as f32 / SAMPLE_RATE as f32);
+        let room =
+            (start + len).saturating_sub(self.committed_to.max(start)) as f32 / SAMPLE_RATE as f32;
+        let copied = repeat::said_again(&self.said, &new, room);
+        let transcript = match copied {
+            0 => transcript,
+            copied => repeat::without_words(&transcript, 0..copied),
+        };
+        let (transcript, repeated) = repeat::without_repeated_sentence(&transcript);
+        if copied + repeated > 0 {
+            tracing::info!(
+                id = self.id,
+                copied,
+                repeated,
+                "a pass said the committed text or its own sentence again; dropped"
+            );
+        }
+        transcript
     }
 
     /// `text` of a pass from [`Self::pass_from`] (key-up's) without the committed words it

@@ -409,7 +409,7 @@ impl WorkerThread {
             "stream finished"
         );
         Some(Recognised {
-            outcome: Outcome::Text(stream.with_tail(tail_text.as_deref())),
+            outcome: Outcome::Text(stream.with_tail(tail_text.as_deref(), samples.len())),
             engine,
             level: Some(level),
             heard: stream.heard_with_tail(tail_heard),
@@ -453,6 +453,7 @@ impl WorkerThread {
         else {
             return Some((None, engine));
         };
+        let rest = settled.without_said_again(rest, settled.pass_from(), tail.len());
         let cut = settled.committed_to.saturating_sub(settled.pass_from());
         let level = Level::measure(
             &tail[cut.min(tail.len())..],

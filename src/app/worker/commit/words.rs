@@ -286,7 +286,7 @@ pub const CONTEXT_MIN_LETTERS: usize = 4;
 pub const CONTEXT_LETTERS_PER_EDIT: usize = 4;
 
 /// Whether a word (as Whisper wrote it, punctuation merged) ends a sentence.
-fn ends_sentence(word: &str) -> bool {
+pub fn ends_sentence(word: &str) -> bool {
     word.trim_end_matches(['"', '\'', ')', '”', '’'])
         .ends_with(['.', '?', '!', '…'])
 }

@@ -323,7 +323,7 @@ fn key_up_commits_the_last_pass_but_its_last_second_and_hears_only_the_rest() {
         .rest_after_settling(&tail, &key_up[from..])
         .expect("agrees");
     assert_eq!(rest.text, " w10 w11. w12 w13 w14 w15.");
-    let text = settled.with_tail(Some(rest.text.trim()));
+    let text = settled.with_tail(Some(rest.text.trim()), key_up.len());
     let said: Vec<String> = (0..16).map(|i| format!("w{i}")).collect();
     let words: Vec<String> = text
         .split_whitespace()
@@ -380,7 +380,7 @@ fn a_strides_pass_settles_at_the_last_passs_last_quiet_word_gap() {
         .take_settled_pass(settled, triple, &pass, &wording)
         .expect("agrees");
     assert!((4.96..5.0).contains(&cut), "cut at {cut} s");
-    let text = stream.with_tail(Some(&stream.tentative_text()));
+    let text = stream.with_tail(Some(&stream.tentative_text()), recording.len());
     let words: Vec<String> = text
         .split_whitespace()
         .map(|w| w.trim_end_matches('.').to_lowercase())
@@ -517,4 +517,126 @@ fn a_first_stretch_too_short_to_tell_the_language_waits_for_the_next_pass() {
     given.take_pass((0..first, &audio[..first], 0.3), &short(None), &wording);
     assert!(given.commit_held_pause(&audio[..at(2.0)]).is_some());
     assert_eq!(given.committed_text(), "Jut, o.");
+}
+
+/// `seconds` of a voice-like tone (0.3), of near-quiet, and of steady noise about 11 dB below
+/// the voice (uniform, deterministic).
+fn voice(seconds: f32) -> Vec<f32> {
+    (0..(seconds * SAMPLE_RATE as f32) as usize)
+        .map(|i| 0.3 * (i as f32 / SAMPLE_RATE as f32 * 2.0 * std::f32::consts::PI * 200.0).sin())
+        .collect()
+}
+
+fn hush(seconds: f32) -> Vec<f32> {
+    vec![0.0005; (seconds * SAMPLE_RATE as f32) as usize]
+}
+
+fn steady_noise(seconds: f32) -> Vec<f32> {
+    let mut state: u32 = 12_345;
+    (0..(seconds * SAMPLE_RATE as f32) as usize)
+        .map(|_| {
+            state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (state >> 8) as f32 / (1u32 << 24) as f32 * 0.2 - 0.1
+        })
+        .collect()
+}
+
+/// A stream (pause and word rules) that committed `said` (words with times, seconds) by a
+/// held pause: the pass over the audio up to `pass_end` s ended in the pause, and the pause
+/// held by `held_at` s.
+fn committed_at_a_pause(
+    audio: &[f32],
+    said: &[(&str, f32, f32)],
+    (pass_end, held_at): (f32, f32),
+) -> Stream {
+    let at = |seconds: f32| (seconds * SAMPLE_RATE as f32) as usize;
+    let mut stream = Stream::with_rules(1, &[Rule::Pause, Rule::Words]);
+    let end = at(pass_end);
+    let pass = transcript_of(said, 16);
+    stream.take_pass((0..end, &audio[..end], 0.3), &pass, &Wording::default());
+    assert!(stream.commit_held_pause(&audio[..at(held_at)]).is_some());
+    stream
+}
+
+/// Issue 53's dictation: "The invoice total is $420 due on the 15th.", a pause, then a second
+/// of steady noise until key-up. The pass over the noise, prompted with the committed
+/// sentence, wrote it again without "total", its words squeezed into the noise: nothing of it
+/// is kept, neither as a pass's text nor as key-up's text (which has no times).
+#[test]
+fn a_pass_over_noise_that_writes_the_committed_sentence_again_adds_nothing() {
+    let audio = [voice(3.4), hush(0.6), steady_noise(1.0)].concat();
+    let invoice = [
+        (" The", 0.30, 0.42),
+        (" invoice", 0.42, 0.90),
+        (" total", 0.90, 1.30),
+        (" is", 1.30, 1.44),
+        (" $420", 1.44, 2.30),
+        (" due", 2.30, 2.52),
+        (" on", 2.52, 2.66),
+        (" the", 2.66, 2.78),
+        (" 15th.", 2.78, 3.40),
+    ];
+    let mut stream = committed_at_a_pause(&audio, &invoice, (3.6, 3.9));
+    let sentence = "The invoice total is $420 due on the 15th.";
+    assert_eq!(stream.committed_text(), sentence);
+
+    let range = stream.pass_from()..audio.len();
+    let copy = transcript_of(
+        &[
+            (" The", 0.55, 0.61),
+            (" invoice", 0.61, 0.75),
+            (" is", 0.75, 0.81),
+            (" $420", 0.81, 1.05),
+            (" due", 1.05, 1.17),
+            (" on", 1.17, 1.23),
+            (" the", 1.23, 1.29),
+            (" 15th.", 1.29, 1.50),
+        ],
+        16,
+    );
+    let audio_of_pass = &audio[range.clone()];
+    let progress = stream.take_pass((range, audio_of_pass, 0.3), &copy, &Wording::default());
+    assert_eq!(progress.tentative, "");
+    assert_eq!(stream.tentative_text(), "");
+    // Key-up's text of the same audio, as words without times.
+    let copied = "The invoice is $420 due on the 15th.";
+    assert_eq!(stream.with_tail(Some(copied), audio.len()), sentence);
+    // What the person went on to say after such a copy stays.
+    assert_eq!(
+        stream.with_tail(Some(&format!("{copied} Thanks.")), audio.len()),
+        format!("{sentence} Thanks.")
+    );
+}
+
+/// "Test one two three." said, a pause, and said again in its own 1.8 s of speech: both stay,
+/// as a pass's text and as key-up's.
+#[test]
+fn a_sentence_the_person_says_again_after_a_commit_stays() {
+    let audio = [hush(0.4), voice(1.8), hush(0.7), voice(1.8), hush(0.5)].concat();
+    let test = [
+        (" Test", 0.40, 0.80),
+        (" one", 0.80, 1.20),
+        (" two", 1.20, 1.65),
+        (" three.", 1.65, 2.20),
+    ];
+    let mut stream = committed_at_a_pause(&audio, &test, (2.5, 2.8));
+    assert_eq!(stream.committed_text(), "Test one two three.");
+
+    let range = stream.pass_from()..audio.len();
+    let from = range.start as f32 / SAMPLE_RATE as f32;
+    let again: Vec<(&str, f32, f32)> = test
+        .iter()
+        .map(|&(w, s, e)| (w, s + 2.5 - from, e + 2.5 - from))
+        .collect();
+    let audio_of_pass = &audio[range.clone()];
+    let progress = stream.take_pass(
+        (range, audio_of_pass, 0.3),
+        &transcript_of(&again, 16),
+        &Wording::default(),
+    );
+    assert_eq!(progress.tentative, "Test one two three.");
+    assert_eq!(
+        stream.with_tail(Some(&progress.tentative), audio.len()),
+        "Test one two three. Test one two three."
+    );
 }
