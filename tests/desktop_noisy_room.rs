@@ -10,13 +10,14 @@
 //! - (a) no repeated phrase: no run of [`MIN_REPEAT_WORDS`] normalised words pasted more often
 //!   than the clip's text says it (a pass over the noisy tail that writes the committed
 //!   sentence again, the first bug of issue 53);
-//! - (b) the words: WER ≤ what `whisper-dictation transcribe --as-app` gets on the same file
-//!   plus [`WER_MARGIN_POINTS`] (the noise costs words the app cannot be blamed for; the app
-//!   must not lose more than the whole-file transcription does);
+//! - (b) the words: no more word errors than `whisper-dictation transcribe --as-app` makes on
+//!   the same file plus [`MARGIN_WORDS`] (the noise costs words the app cannot be blamed for;
+//!   the app must not lose more than the whole-file transcription does), and over all the
+//!   speech dictations together a WER at most [`SET_MARGIN_POINTS`] over `transcribe`'s;
 //! - (c) a clip of noise alone pastes nothing (`dictation empty`, the box stays empty).
 //!
-//! Prints a table: clip, kind, SNR, key-up → pasted (the app's `dictation done` line), the
-//! engine time, whether the early pass was used, the passes the worker started, WER of the app
+//! Prints a table: clip, kind, SNR, key-up → pasted (the app's `dictation done` line), key-up
+//! → the recording handed over and → its text, whether the early pass was used, the passes the worker started, WER of the app
 //! and of `transcribe`, repeats, and whether the text was joined to an earlier one (a leading
 //! space: every box here is new, so it never should be; printed, the window-identity part of
 //! issue 53 asserts it); then key-up → pasted of the noisy clips next to the clean ones'.
@@ -53,7 +54,7 @@ use whisper_dictation::wer::{normalised_words, wer_percent};
 /// `transcribe` itself hears no words in it, so there would be nothing to compare), the two
 /// hardest at 0 dB, their speech clean for comparison, and one noise alone: white, the one of
 /// the five that the app (before issue 53's detector) pasted a sentence for, three times over
-/// ("I'm not sure if I can get it right." ×3, 3 of 3 runs; `transcribe` gives nothing; pink,
+/// ("I'm not sure if I can get it right." ×3, in 4 of 5 runs; `transcribe` gives nothing; pink,
 /// brown, babble and music alone paste nothing).
 const DEFAULT_CLIPS: &[&str] = &[
     "pink_clean",
@@ -72,13 +73,24 @@ const DEFAULT_CLIPS: &[&str] = &[
 /// twice is speech; four in the same order is a pass that wrote a stretch again).
 const MIN_REPEAT_WORDS: usize = 4;
 
-/// How many WER points the app may be worse than `transcribe --as-app` on the same file. The
-/// speech clips have 21–25 words, so 10 points is two words: the app transcribes in parts (a
-/// pass per stretch, the tail after key-up, each prompted with the text before it) where
-/// `transcribe` takes the file whole, and a word at a part's edge may come out differently
-/// (the long-dictation clips: `transcribe` 0–7.3 %, the app 0–7.1 %, a word either way). A
-/// sentence written twice costs its length (≥ 40 points here) and is caught by (a) anyway.
-const WER_MARGIN_POINTS: f64 = 10.0;
+/// How many more word errors than `transcribe --as-app` the app may make on one clip. The app
+/// transcribes in parts (a pass per stretch, the tail after key-up, each prompted with the text
+/// before it) where `transcribe` takes the file whole, and in noise a word comes out differently
+/// from one segmentation to another. Measured (2026-12-03, the app before issue 53's detector,
+/// up to 4 runs a clip), app minus `transcribe`: +2 words on pink_clean every run ("NDS 2 at
+/// clock" for "NDSD at 2 o'clock"), +1 to +3 on pink_5db, +2 to +5 on pink_0db, −7 to +4 on
+/// the other clips whenever every sentence was there; a sentence lost or withheld: +8
+/// (babble_5db lost most of its first sentence) and +12 (music_0db, nothing pasted). Five words
+/// (19–24 % of these 21–26-word clips) let the first through and not the second, nor a
+/// sentence written twice (≥ 9 words, and the repeat check (a) catches it anyway).
+const MARGIN_WORDS: usize = 5;
+
+/// How many WER points the app may be over `transcribe --as-app` on all the speech dictations
+/// together (their errors over their words, ~210 words a run). Measured (the app before issue
+/// 53's detector): +1.9 on a run where every sentence was pasted, +12.6 and +14.9 on runs that
+/// withheld music_0db and lost most of a babble_5db sentence. Issue 53 aims at 1 point (by hand
+/// over 20 runs, `WHISPER_DICTATION_NOISY_RUNS`); 5 leaves room for one run's luck.
+const SET_MARGIN_POINTS: f64 = 5.0;
 
 /// A built clip and what it says (its JSON beside it).
 struct NoisyClip {
@@ -281,6 +293,10 @@ struct Row {
     passes: usize,
     wer: f64,
     transcribe_wer: f64,
+    /// Normalised reference words, the app's and `transcribe`'s word errors (0 for noise).
+    words: usize,
+    errors: usize,
+    transcribe_errors: usize,
     repeats: Vec<String>,
     joined: String,
     in_box: String,
@@ -341,6 +357,9 @@ fn dictate(
         } else {
             wer_percent(&clip.text, whole)
         },
+        words: normalised_words(&clip.text).len(),
+        errors: word_errors(&clip.text, &in_box),
+        transcribe_errors: word_errors(&clip.text, whole),
         repeats: repeated_phrases(&clip.text, &in_box),
         joined: if done {
             rig::log_field(&end, "joined").unwrap_or_else(|| "-".into())
@@ -364,13 +383,32 @@ fn faults(row: &Row) -> Vec<String> {
         if !row.in_box.is_empty() || row.pasted_ms.is_some() {
             faults.push(format!("{}: noise alone pasted {:?}", row.clip, row.in_box));
         }
-    } else if row.wer > row.transcribe_wer + WER_MARGIN_POINTS {
+    } else if row.errors > row.transcribe_errors + MARGIN_WORDS {
         faults.push(format!(
-            "{}: WER {:.1} % > transcribe's {:.1} % + {WER_MARGIN_POINTS}: {:?}",
-            row.clip, row.wer, row.transcribe_wer, row.in_box
+            "{}: {} word errors (WER {:.1} %) > transcribe's {} (WER {:.1} %) + {MARGIN_WORDS}: {:?}",
+            row.clip, row.errors, row.wer, row.transcribe_errors, row.transcribe_wer, row.in_box
         ));
     }
     faults
+}
+
+/// Word errors of `hypothesis` against `reference`, both normalised as `wer` does.
+fn word_errors(reference: &str, hypothesis: &str) -> usize {
+    whisper_dictation::wer::word_errors(&normalised_words(reference), &normalised_words(hypothesis))
+}
+
+/// WER (%) of all the speech dictations of `rows` together: the app's and `transcribe`'s.
+fn set_wer(rows: &[Row]) -> Option<(f64, f64)> {
+    let rows: Vec<&Row> = rows.iter().filter(|r| !r.noise_only).collect();
+    let words: usize = rows.iter().map(|r| r.words).sum();
+    if words == 0 {
+        return None;
+    }
+    let percent = |errors: usize| 100.0 * errors as f64 / words as f64;
+    Some((
+        percent(rows.iter().map(|r| r.errors).sum()),
+        percent(rows.iter().map(|r| r.transcribe_errors).sum()),
+    ))
 }
 
 fn ms(value: Option<u64>) -> String {
@@ -388,15 +426,15 @@ fn median(values: &[u64]) -> String {
 
 fn print_table(rows: &[Row]) {
     println!(
-        "\n| clip | kind | SNR | key-up → pasted ms | → audio ms | → text ms | early | passes | WER app % | WER transcribe % | repeated phrase | joined |"
+        "\n| clip | kind | SNR | key-up → pasted ms | → audio ms | → text ms | early | passes | WER app % (errors) | WER transcribe % (errors) | repeated phrase | joined |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in rows {
-        let wer = |v: f64| {
+        let wer = |v: f64, errors: usize| {
             if r.noise_only {
                 "-".to_string()
             } else {
-                format!("{v:.1}")
+                format!("{v:.1} ({errors})")
             }
         };
         println!(
@@ -409,8 +447,8 @@ fn print_table(rows: &[Row]) {
             ms(r.text_ms),
             r.early,
             r.passes,
-            wer(r.wer),
-            wer(r.transcribe_wer),
+            wer(r.wer, r.errors),
+            wer(r.transcribe_wer, r.transcribe_errors),
             if r.repeats.is_empty() {
                 "none".to_string()
             } else {
@@ -436,14 +474,10 @@ fn print_table(rows: &[Row]) {
         noisy.len()
     );
     // All speech dictations' words together (the issue's "WER within 1 point" is over a set).
-    let speech: Vec<&Row> = rows.iter().filter(|r| !r.noise_only).collect();
-    if !speech.is_empty() {
-        let mean =
-            |f: fn(&Row) -> f64| speech.iter().map(|r| f(r)).sum::<f64>() / speech.len() as f64;
+    if let Some((app, whole)) = set_wer(rows) {
         println!(
-            "mean WER over the speech dictations: app {:.1} %, transcribe {:.1} %",
-            mean(|r| r.wer),
-            mean(|r| r.transcribe_wer)
+            "WER over all the speech dictations: app {app:.1} %, transcribe {whole:.1} % ({:+.1} points)",
+            app - whole
         );
     }
     // Every box is a new window: a text joined to the one before it (a leading space) is the
@@ -518,7 +552,14 @@ fn noisy_room_dictations_paste_each_phrase_once() {
         print_runs_table(&rows);
     }
     app.stop().unwrap_or_else(|e| panic!("{e}"));
-    let failures: Vec<String> = rows.iter().flat_map(faults).collect();
+    let mut failures: Vec<String> = rows.iter().flat_map(faults).collect();
+    if let Some((app, whole)) = set_wer(&rows) {
+        if app > whole + SET_MARGIN_POINTS {
+            failures.push(format!(
+                "WER over all the speech dictations {app:.1} % > transcribe's {whole:.1} % + {SET_MARGIN_POINTS}"
+            ));
+        }
+    }
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
