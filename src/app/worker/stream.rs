@@ -637,16 +637,16 @@ impl Stream {
             0 => tail.to_string(),
             repeated => commit::drop_words(tail, repeated),
         };
-        let room = recording_len.saturating_sub(self.committed_to) as f32 / SAMPLE_RATE as f32;
+        let room = self.room_to_say_again(self.committed_to..recording_len);
         let tail = match repeat::said_again(&self.said, &SaidWord::untimed(&tail), room) {
-            0 => tail,
-            copied => {
+            None => tail,
+            Some(copied) => {
                 tracing::info!(
                     id = self.id,
-                    words = copied,
+                    words = copied.len(),
                     "key-up's text said the committed text again; dropped"
                 );
-                commit::drop_words(&tail, copied)
+                repeat::without_text_words(&tail, copied)
             }
         };
         let before = self
@@ -668,12 +668,13 @@ impl Stream {
         len: usize,
     ) -> Transcript {
         let new = SaidWord::of_transcript(&transcript, start as f32 / SAMPLE_RATE as f32);
-        let room =
-            (start + len).saturating_sub(self.committed_to.max(start)) as f32 / SAMPLE_RATE as f32;
-        let copied = repeat::said_again(&self.said, &new, room);
-        let transcript = match copied {
-            0 => transcript,
-            copied => repeat::without_words(&transcript, 0..copied),
+        let room = self.room_to_say_again(self.committed_to.max(start)..start + len);
+        let (transcript, copied) = match repeat::said_again(&self.said, &new, room) {
+            None => (transcript, 0),
+            Some(copied) => (
+                repeat::without_words(&transcript, copied.clone()),
+                copied.len(),
+            ),
         };
         let (transcript, repeated) = repeat::without_repeated_sentence(&transcript);
         if copied + repeated > 0 {
@@ -685,6 +686,15 @@ impl Stream {
             );
         }
         transcript
+    }
+
+    /// How many seconds of the recording's `range` (after the last cut) a copy of the
+    /// committed text can have been said in ([`repeat::spoken`]'s `room`): all of it, by
+    /// loudness alone (steady noise is as loud as speech). A voice-activity detector's speech
+    /// seconds there would be the closer bound: a copy Whisper spreads over seconds of noise
+    /// would then be found too.
+    fn room_to_say_again(&self, range: std::ops::Range<usize>) -> f32 {
+        range.len() as f32 / SAMPLE_RATE as f32
     }
 
     /// `text` of a pass from [`Self::pass_from`] (key-up's) without the committed words it

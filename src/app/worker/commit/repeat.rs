@@ -264,16 +264,39 @@ fn timed_span(words: &[SaidWord]) -> Option<f32> {
     span.map(|(start, end)| end - start)
 }
 
-/// How many of `new`'s first words (a pass's text after `committed`, the committed words) to
-/// drop: a near copy of the committed text's end that was not spoken in the `room` seconds of
-/// audio after the committed text's cut. 0 when there is none.
-pub fn said_again(committed: &[SaidWord], new: &[SaidWord], room: f32) -> usize {
-    match near_copy(committed, new) {
-        Some(copy) if !spoken(&new[..copy.words], &committed[copy.original.clone()], room) => {
-            copy.words
+/// Which of `new`'s words (a pass's text after `committed`, the committed words) to drop: a
+/// near copy of the committed text's end, at its start or at a sentence start in it (then
+/// ending a sentence or the text: Whisper may write a sentence that was said, then its previous
+/// text), that was not spoken in the `room` seconds of audio after the committed text's cut.
+/// `None` when there is none.
+pub fn said_again(committed: &[SaidWord], new: &[SaidWord], room: f32) -> Option<Range<usize>> {
+    let starts = (0..new.len()).filter(|&b| b == 0 || new[b - 1].ends_sentence);
+    for start in starts {
+        let Some(copy) = near_copy(committed, &new[start..]) else {
+            continue;
+        };
+        let end = start + copy.words;
+        let whole = start == 0 || ends_a_sentence_or_the_text(new, end);
+        if whole && !spoken(&new[start..end], &committed[copy.original], room) {
+            return Some(start..end);
         }
-        _ => 0,
     }
+    None
+}
+
+/// Whether `words[..end]` ends a sentence, or all of `words` with letters.
+fn ends_a_sentence_or_the_text(words: &[SaidWord], end: usize) -> bool {
+    words[end - 1].ends_sentence || words[end..].iter().all(|w| w.word.is_empty())
+}
+
+/// `text` without its whitespace-separated words in `dropped`.
+pub fn without_text_words(text: &str, dropped: Range<usize>) -> String {
+    text.split_whitespace()
+        .enumerate()
+        .filter(|(i, _)| !dropped.contains(i))
+        .map(|(_, word)| word)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The words of one text (`words`, of audio `duration` seconds long, times from its start)
@@ -286,8 +309,7 @@ pub fn repeated_sentence(words: &[SaidWord], duration: f32) -> Option<Range<usiz
             continue;
         };
         let end = start + copy.words;
-        let ends_there =
-            words[end - 1].ends_sentence || words[end..].iter().all(|w| w.word.is_empty());
+        let ends_there = ends_a_sentence_or_the_text(words, end);
         // The copy lies after the sentence before it ends (a segment's start when that is all
         // that is known of it: more room, so rather kept).
         let after = match words[start - 1].span {
