@@ -86,11 +86,10 @@ for kind in white pink brown; do
 done
 # Music: an 8 s loop of four bars (C, Am, F, G), each a plucked arpeggio of eighth notes
 # (0.25 s) over the chord held in sines an octave lower.
-arpeggio=()
-for note in C4 E4 G4 C5 G4 E4 C4 E4  A3 C4 E4 A4 E4 C4 A3 C4 \
+arpeggio=(synth 0.25 pluck C4)    # then ": synth 0.25 pluck NOTE" for each next note
+for note in E4 G4 C5 G4 E4 C4 E4  A3 C4 E4 A4 E4 C4 A3 C4 \
             F3 A3 C4 F4 C4 A3 F3 A3  G3 B3 D4 G4 D4 B3 G3 B3; do
-  [ ${#arpeggio[@]} -eq 0 ] || arpeggio+=(:)
-  arpeggio+=(synth 0.25 pluck "$note")
+  arpeggio+=(: synth 0.25 pluck "$note")
 done
 "${SOX[@]}" -n "${PCM[@]}" "$STAGE/parts/arpeggio.wav" "${arpeggio[@]}"
 "${SOX[@]}" -n "${PCM[@]}" "$STAGE/parts/chords.wav" \

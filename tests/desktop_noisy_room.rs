@@ -54,7 +54,7 @@ use whisper_dictation::wer::{normalised_words, wer_percent};
 /// `transcribe` itself hears no words in it, so there would be nothing to compare), the two
 /// hardest at 0 dB, their speech clean for comparison, and one noise alone: white, the one of
 /// the five that the app (before issue 53's detector) pasted a sentence for, three times over
-/// ("I'm not sure if I can get it right." ×3, in 4 of 5 runs; `transcribe` gives nothing; pink,
+/// ("I'm not sure if I can get it right." ×3, in 5 of 6 runs; `transcribe` gives nothing; pink,
 /// brown, babble and music alone paste nothing).
 const DEFAULT_CLIPS: &[&str] = &[
     "pink_clean",
