@@ -3,10 +3,13 @@
 //! thread, which delivers one text at a time: "last" is the last in delivery order, whatever
 //! order the transcriptions finished in.
 //!
-//! A text joins only a text that went into the same window (X11) or app (macOS) as the one
-//! that has the focus now, not long ago ([`verdict::CONTINUATION_WINDOW`]), and that was really
-//! inserted (pasted or typed, not only copied). A new, empty text box in another window never
-//! starts with a space; where the focus cannot be read, texts are not joined.
+//! A text joins only a text that went into the same window as the one that has the focus now
+//! ([`Focus::same_window`]), not long ago ([`verdict::CONTINUATION_WINDOW`]), and that was
+//! really inserted (pasted or typed, not only copied). A new, empty text box in another window
+//! never starts with a space, also when that window got the id of one that has just closed (an
+//! X server gives a program started after another one closed the same window ids; the focus
+//! tells the two windows apart by the life of the id, `platform::focus`). Where the focus
+//! cannot be read, or only in part (a Mac app whose window is not known), texts are not joined.
 
 use super::verdict;
 use crate::inject::Delivered;
@@ -31,7 +34,8 @@ impl LastDelivery {
     /// was delivered: only one inserted into the same window or app.
     fn previous_for(&self, focus: Option<Focus>, now: Instant) -> Option<(&str, Duration)> {
         let last = self.0.as_ref()?;
-        (Some(last.focus) == focus)
+        focus
+            .is_some_and(|focus| focus.same_window(&last.focus))
             .then(|| (last.text.as_str(), now.saturating_duration_since(last.at)))
     }
 
@@ -60,8 +64,14 @@ mod tests {
     use super::*;
     use crate::inject::{NotPasted, OutputMode};
 
-    const BOX_A: Focus = Focus::Window(0x0120_0003);
-    const BOX_B: Focus = Focus::Window(0x0140_0003);
+    const BOX_A: Focus = Focus::Window {
+        id: 0x0120_0003,
+        life: 1,
+    };
+    const BOX_B: Focus = Focus::Window {
+        id: 0x0140_0003,
+        life: 2,
+    };
 
     /// Delivers `text` to `focus` at `at` the way the output thread does: joined against the
     /// last delivery, then recorded. Returns what was sent.
@@ -155,12 +165,68 @@ mod tests {
     fn long_ago_in_the_same_window_is_not_joined() {
         let t0 = Instant::now();
         let mut last = LastDelivery::default();
-        deliver(&mut last, Some(Focus::App(412)), t0, "Hours ago.");
+        let app = Some(Focus::App {
+            pid: 412,
+            window: Some(9_001),
+        });
+        deliver(&mut last, app, t0, "Hours ago.");
         let later = t0 + verdict::CONTINUATION_WINDOW + Duration::from_secs(1);
-        assert_eq!(last.join(Some(Focus::App(412)), later, "Now."), "Now.");
+        assert_eq!(last.join(app, later, "Now."), "Now.");
         assert_eq!(
-            last.join(Some(Focus::App(412)), t0 + Duration::from_secs(30), "Now."),
+            last.join(app, t0 + Duration::from_secs(30), "Now."),
             " Now."
         );
+    }
+
+    #[test]
+    fn a_new_window_with_a_recycled_id_gets_no_leading_space() {
+        // Issue 53: a box closed, a new program's box opened with the same X window id (the
+        // server gave the new client the old one's slot), five seconds later. The probe gave
+        // the id a new life when it saw the old window destroyed.
+        let t0 = Instant::now();
+        let s = Duration::from_secs;
+        let mut last = LastDelivery::default();
+        let old_box = Focus::Window {
+            id: 0x0060_0003,
+            life: 4,
+        };
+        let new_box = Focus::Window {
+            id: 0x0060_0003,
+            life: 5,
+        };
+        assert_eq!(deliver(&mut last, Some(old_box), t0, "First."), "First.");
+        assert_eq!(
+            deliver(&mut last, Some(new_box), t0 + s(5), "Second."),
+            "Second."
+        );
+        // More into the new box: it continues there.
+        assert_eq!(
+            deliver(&mut last, Some(new_box), t0 + s(8), "Third."),
+            " Third."
+        );
+    }
+
+    #[test]
+    fn on_a_mac_the_same_app_in_another_window_or_an_unknown_one_is_not_joined() {
+        let t0 = Instant::now();
+        let s = Duration::from_secs;
+        let mac = |window| Some(Focus::App { pid: 412, window });
+        let mut last = LastDelivery::default();
+        deliver(&mut last, mac(Some(9_001)), t0, "In one window.");
+        // The same app, a new document window: a new box.
+        assert_eq!(
+            deliver(&mut last, mac(Some(9_002)), t0 + s(2), "In another."),
+            "In another."
+        );
+        assert_eq!(
+            deliver(&mut last, mac(Some(9_002)), t0 + s(4), "More."),
+            " More."
+        );
+        // Its window could not be read: in doubt, no space, and nothing to join after it.
+        assert_eq!(
+            deliver(&mut last, mac(None), t0 + s(6), "Unknown."),
+            "Unknown."
+        );
+        assert_eq!(deliver(&mut last, mac(None), t0 + s(8), "Again."), "Again.");
     }
 }
