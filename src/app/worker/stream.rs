@@ -638,17 +638,14 @@ impl Stream {
             repeated => commit::drop_words(tail, repeated),
         };
         let room = self.room_to_say_again(self.committed_to..recording_len);
-        let tail = match repeat::said_again(&self.said, &SaidWord::untimed(&tail), room) {
-            None => tail,
-            Some(copied) => {
-                tracing::info!(
-                    id = self.id,
-                    words = copied.len(),
-                    "key-up's text said the committed text again; dropped"
-                );
-                repeat::without_text_words(&tail, copied)
-            }
-        };
+        let (tail, copied) = repeat::without_copies_in_text(&self.said, &tail, room);
+        if copied > 0 {
+            tracing::info!(
+                id = self.id,
+                words = copied,
+                "key-up's text said the committed text again; dropped"
+            );
+        }
         let before = self
             .pieces
             .last()
@@ -667,15 +664,9 @@ impl Stream {
         start: usize,
         len: usize,
     ) -> Transcript {
-        let new = SaidWord::of_transcript(&transcript, start as f32 / SAMPLE_RATE as f32);
+        let offset = start as f32 / SAMPLE_RATE as f32;
         let room = self.room_to_say_again(self.committed_to.max(start)..start + len);
-        let (transcript, copied) = match repeat::said_again(&self.said, &new, room) {
-            None => (transcript, 0),
-            Some(copied) => (
-                repeat::without_words(&transcript, copied.clone()),
-                copied.len(),
-            ),
-        };
+        let (transcript, copied) = repeat::without_copies(&self.said, transcript, offset, room);
         let (transcript, repeated) = repeat::without_repeated_sentence(&transcript);
         if copied + repeated > 0 {
             tracing::info!(

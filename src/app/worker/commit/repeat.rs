@@ -329,14 +329,54 @@ pub fn repeated_sentence(words: &[SaidWord], duration: f32) -> Option<Range<usiz
     None
 }
 
-/// `transcript` without a sentence it says again that was not spoken ([`repeated_sentence`]),
-/// and how many words were dropped.
+/// `transcript` without the sentences it says again that were not spoken
+/// ([`repeated_sentence`], until none is left: Whisper may write one three times), and how many
+/// words were dropped.
 pub fn without_repeated_sentence(transcript: &Transcript) -> (Transcript, usize) {
-    let words = SaidWord::of_transcript(transcript, 0.0);
-    match repeated_sentence(&words, transcript.duration) {
-        Some(copy) => (without_words(transcript, copy.clone()), copy.len()),
-        None => (transcript.clone(), 0),
+    let mut transcript = transcript.clone();
+    let mut dropped = 0;
+    while let Some(copy) = repeated_sentence(
+        &SaidWord::of_transcript(&transcript, 0.0),
+        transcript.duration,
+    ) {
+        dropped += copy.len();
+        transcript = without_words(&transcript, copy);
     }
+    (transcript, dropped)
+}
+
+/// `transcript` (of audio from `offset` seconds of the recording on) without every copy of the
+/// end of `committed` that [`said_again`] finds (`room` as there), and how many words were
+/// dropped.
+pub fn without_copies(
+    committed: &[SaidWord],
+    transcript: Transcript,
+    offset: f32,
+    room: f32,
+) -> (Transcript, usize) {
+    let mut transcript = transcript;
+    let mut dropped = 0;
+    while let Some(copy) = said_again(
+        committed,
+        &SaidWord::of_transcript(&transcript, offset),
+        room,
+    ) {
+        dropped += copy.len();
+        transcript = without_words(&transcript, copy);
+    }
+    (transcript, dropped)
+}
+
+/// `text` (no times) without every copy of the end of `committed` that [`said_again`] finds,
+/// and how many words were dropped.
+pub fn without_copies_in_text(committed: &[SaidWord], text: &str, room: f32) -> (String, usize) {
+    let mut text = text.to_string();
+    let mut dropped = 0;
+    while let Some(copy) = said_again(committed, &SaidWord::untimed(&text), room) {
+        dropped += copy.len();
+        text = without_text_words(&text, copy);
+    }
+    (text, dropped)
 }
 
 /// `transcript` without its words in `dropped` (indices as [`SaidWord::of_transcript`] counts

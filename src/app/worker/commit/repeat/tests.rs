@@ -115,6 +115,12 @@ fn a_copy_with_a_word_missing_is_dropped_and_the_words_after_it_stay() {
     let after = "Please pay by Friday. The invoice is $420 due on the 15th.";
     let dropped = said_again(&untimed, &SaidWord::untimed(after), 1.3).expect("a copy");
     assert_eq!(without_text_words(after, dropped), "Please pay by Friday.");
+    // Written three times: every copy goes.
+    let thrice = "The invoice total is $420 due on the 15th. The invoice is $420 due on the 15th.";
+    assert_eq!(
+        without_copies_in_text(&untimed, thrice, 1.3),
+        (String::new(), 17)
+    );
     // Inside a longer sentence with words of its own: no copy.
     let inside = "Please note the invoice is $420 due on the 15th.";
     assert_eq!(said_again(&untimed, &SaidWord::untimed(inside), 1.3), None);
@@ -189,6 +195,20 @@ fn a_text_that_says_its_sentence_again_over_noise_loses_the_copy() {
     assert_eq!(dropped, 8);
     assert_eq!(kept.text, " The invoice total is $420 due on the 15th.");
     assert_eq!(kept.segments.len(), 1);
+    // Three times, the last two squeezed into the noise: both copies go.
+    let thrice: Vec<(&str, f32, f32)> = both
+        .iter()
+        .copied()
+        .chain(
+            copy_without_total()
+                .iter()
+                .map(|&(w, s, e)| (w, s / 2.0 + 4.5, e / 2.0 + 4.5)),
+        )
+        .collect();
+    let mut thrice = transcript_of(&thrice, 9);
+    thrice.duration = 5.1;
+    let (kept, dropped) = without_repeated_sentence(&thrice);
+    assert_eq!((kept.text.as_str(), dropped), (INVOICE_TEXT, 16));
 
     // Segment timestamps only (no word times asked for): the copy's segment is 3.4–4.5 s.
     let mut by_segments = by_words.clone();
