@@ -6,7 +6,7 @@
 //! under the same id, and, as the control, one window asked twice (the same window).
 //!
 //! Its own bare Xvfb (no window manager: the probe reads the X input focus) on a display number
-//! of its own, not the shared test desktop; about a second. Needs `Xvfb` (`scripts/setup.sh
+//! of its own, not the shared test desktop; under a second. Needs `Xvfb` (`scripts/setup.sh
 //! --test` installs it).
 
 // Linux only: X11; on macOS this file is empty.
@@ -25,23 +25,38 @@ use x11rb::{COPY_DEPTH_FROM_PARENT, COPY_FROM_PARENT, CURRENT_TIME};
 /// An Xvfb of this test's own, stopped (and waited for) on drop.
 struct Xvfb {
     child: Child,
+    /// Its display number.
+    n: u32,
     display: String,
+    /// Whether it took connections: only then are the lock and socket its own.
+    up: bool,
 }
 
 impl Drop for Xvfb {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // Killed, it leaves its lock and socket behind (a later run would skip the number).
+        if self.up {
+            let _ = std::fs::remove_file(lock_file(self.n));
+            let _ = std::fs::remove_file(socket_file(self.n));
+        }
     }
+}
+
+fn lock_file(n: u32) -> String {
+    format!("/tmp/.X{n}-lock")
+}
+
+fn socket_file(n: u32) -> String {
+    format!("/tmp/.X11-unix/X{n}")
 }
 
 /// Starts Xvfb on the first free display number from :600 (the shared desktop's rig uses
 /// :90–:399) and waits until it takes connections.
 fn start_xvfb() -> Xvfb {
     for n in 600..700u32 {
-        if Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-            || Path::new(&format!("/tmp/.X{n}-lock")).exists()
-        {
+        if Path::new(&socket_file(n)).exists() || Path::new(&lock_file(n)).exists() {
             continue;
         }
         let child = Command::new("Xvfb")
@@ -54,11 +69,14 @@ fn start_xvfb() -> Xvfb {
             .unwrap_or_else(|e| panic!("Xvfb: {e} (scripts/setup.sh --test installs it)"));
         let mut xvfb = Xvfb {
             child,
+            n,
             display: format!(":{n}"),
+            up: false,
         };
         let deadline = Instant::now() + Duration::from_secs(10);
         while Instant::now() < deadline {
             if x11rb::connect(Some(&xvfb.display)).is_ok() {
+                xvfb.up = true;
                 return xvfb;
             }
             if xvfb.child.try_wait().unwrap().is_some() {
@@ -66,8 +84,10 @@ fn start_xvfb() -> Xvfb {
             }
             thread::sleep(Duration::from_millis(20));
         }
+        // Still running but not answering: its files are its own.
+        xvfb.up = xvfb.child.try_wait().unwrap().is_none();
         assert!(
-            xvfb.child.try_wait().unwrap().is_some(),
+            !xvfb.up,
             "Xvfb {} did not take connections within 10 s",
             xvfb.display
         );
