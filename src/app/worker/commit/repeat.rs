@@ -13,9 +13,9 @@
 //! # The rule
 //! 1. **A near copy, by words** ([`near_copy`]): words compared normalised (case, punctuation,
 //!    "$420" = "420"), aligned (edit distance over words, the earlier text's start skipped
-//!    free), so that the new text's first words say the earlier text's last ones again with at
-//!    most one word missing, added or changed per [`WORDS_PER_EDIT`], at least
-//!    [`MIN_COPY_WORDS`] of them ("No, no." twice is left alone: too short to tell a copy from
+//!    free), so that the new text's first words (or a sentence's in it, ending a sentence or
+//!    the text) say the earlier text's last ones again with at most one word missing, added or
+//!    changed per [`WORDS_PER_EDIT`], at least [`MIN_COPY_WORDS`] of them ("No, no." twice is left alone: too short to tell a copy from
 //!    speech). Of equally good copies the shortest: a person's words are never dropped for a
 //!    tie.
 //! 2. **Not spoken** ([`spoken`]): a person who says a sentence again says it in about the time
@@ -31,13 +31,18 @@
 //!
 //! What it cannot tell: a copy Whisper spreads over several seconds of noise (as long as the
 //! sentence took) looks spoken by time alone. A voice-activity detector's speech seconds in
-//! that audio, passed as `room`, would settle it; the energy rule cannot (steady noise at 10 dB
-//! below speech is above [`crate::audio::pause::QUIET_FRACTION`] of the speech's loudest frame).
+//! that audio, passed as `room` (`Stream::room_to_say_again`), would settle it; the energy rule
+//! cannot (steady noise at 10 dB below speech is above [`crate::audio::pause::QUIET_FRACTION`]
+//! of the speech's loudest frame). Nor is a text without spaces between its words (Chinese,
+//! Japanese) checked: a sentence is one "word" there, fewer than [`MIN_COPY_WORDS`].
 //!
-//! Where it runs: on every pass's transcript before any of it is committed or shown
-//! (`Stream::take_pass`, the settled tail at key-up), on key-up's text joined to the committed
-//! text (`Stream::with_tail`, [`said_again`]), and on a transcript's own sentences
-//! ([`without_repeated_sentence`]: a dictation with no commit, whose text is one pass, "X. X'.").
+//! Where it runs, every copy until none is left (Whisper wrote one sentence three times over
+//! white noise): on every pass's transcript before any of it is committed or shown
+//! (`Stream::take_pass`, the settled tail at key-up: [`without_copies`]), on key-up's text
+//! joined to the committed text (`Stream::with_tail`: [`without_copies_in_text`]), and on a
+//! transcript's own sentences ([`without_repeated_sentence`]: every pass's, and the worker's
+//! `recognise` for a whole dictation or key-up's tail: a dictation with no commit, whose text
+//! is one pass, "X. X'.").
 
 use crate::app::hallucinations::normalise;
 use crate::whisper::{Segment, Transcript, Word};
