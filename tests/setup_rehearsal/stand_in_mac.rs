@@ -174,6 +174,20 @@ impl StandInMac {
                 )
             });
         symlink(real_downloads.join(&wheel), downloads.join(&wheel)).unwrap();
+        // The voice-activity model's wheel: the Darwin branch installs it from there.
+        let vad_wheel = fs::read_dir(&real_downloads)
+            .ok()
+            .into_iter()
+            .flatten()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .find(|n| n.starts_with("silero_vad-") && n.ends_with(".whl"))
+            .unwrap_or_else(|| {
+                panic!(
+                    "the silero-vad wheel is not in {}: run scripts/setup.sh",
+                    real_downloads.display()
+                )
+            });
+        symlink(real_downloads.join(&vad_wheel), downloads.join(&vad_wheel)).unwrap();
         let models = self.path("home/Library/Application Support/whisper-dictation/models");
         fs::create_dir_all(&models).unwrap();
         for model in ["base", "tiny.en"] {
