@@ -11,7 +11,7 @@
 
 use std::time::{Duration, Instant};
 use whisper_dictation::audio::level::{loudest_frame, RunningPeak};
-use whisper_dictation::audio::pause::paused_after_new_speech_at;
+use whisper_dictation::audio::pause::{paused_after_new_speech, Hearing};
 
 const RATE: u32 = 48_000;
 /// The recorder's loop turn.
@@ -45,7 +45,12 @@ fn checks(audio: &[f32], running: bool) -> (Vec<bool>, Duration) {
         } else {
             loudest_frame(so_far, RATE)
         };
-        decisions.push(paused_after_new_speech_at(so_far, 0, loudest, RATE));
+        decisions.push(paused_after_new_speech(
+            so_far,
+            0,
+            Hearing::Loudness { peak: loudest },
+            RATE,
+        ));
     }
     (decisions, started.elapsed())
 }

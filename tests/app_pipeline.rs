@@ -15,7 +15,7 @@ use whisper_dictation::app::worker::{
     Job, JobAudio, ModelRequest, Outcome, Worker, WorkerCommand, WorkerEvent,
 };
 use whisper_dictation::audio::level::{GateConfig, Level};
-use whisper_dictation::audio::pause;
+use whisper_dictation::audio::pause::{self, Hearing::Loudness};
 use whisper_dictation::audio::wav::read_wav_16k;
 use whisper_dictation::recordings::RecordingStore;
 use whisper_dictation::settings::Settings;
@@ -258,13 +258,21 @@ fn whispers_you_on_digital_silence_is_judged_a_hallucination() {
     }
 }
 
+/// Judged by loudness against `audio`'s loudest frame: these recordings carry no frames of
+/// the voice-activity detector (the recorder's do).
+fn loudness(audio: &[f32]) -> pause::Hearing<'static> {
+    Loudness {
+        peak: whisper_dictation::audio::level::loudest_frame(audio, 16_000),
+    }
+}
+
 #[test]
 fn the_head_transcribed_at_key_up_stands_only_when_the_tail_is_quiet() {
     let h = Harness::new();
     h.load();
     let speech = clip("en_kal.wav");
     assert!(
-        pause::worth_starting(&speech, 16_000, &GateConfig::default()),
+        pause::worth_starting(&speech, loudness(&speech), 16_000),
         "the clip ends in quiet, as a dictation does when the speaker has finished"
     );
 
@@ -305,10 +313,9 @@ fn a_head_let_go_as_the_last_word_ends_stands_when_the_tail_is_quiet() {
     let speech = kal[..kal.len() - 4_000].to_vec();
     let room = clip("near_silent_5s.wav")[..4_800].to_vec();
     let whole = [speech.clone(), room].concat();
-    let gate = GateConfig::default();
-    assert!(pause::worth_starting(&speech, 16_000, &gate));
+    assert!(pause::worth_starting(&speech, loudness(&speech), 16_000));
     assert!(
-        !pause::tail_can_end_early(&whole, speech.len(), 16_000, &gate),
+        !pause::tail_can_end_early(&whole, speech.len(), None, 16_000),
         "the head does not end in quiet: the recorder keeps the whole tail"
     );
     let (outcome, used_early) = h.transcribe_with_head(5, speech, whole);
@@ -403,12 +410,16 @@ fn a_pause_after_more_speech_stops_the_pass_over_a_stride() {
     // A stride's snapshot ends mid-speech: the first cut from 15 s on that is not in a pause.
     let stride_len = (150..250)
         .map(|tenths| tenths * 1_600)
-        .find(|&len| !pause::ends_in_pause(&long[..len], peak, 16_000))
+        .find(|&len| !pause::ends_in_pause(&long[..len], 0..len, Loudness { peak }))
         .expect("speech after 15 s");
     // The pause's snapshot: that and the next second of speech, then the room's quiet.
     let room = clip("near_silent_5s.wav")[..8_000].to_vec();
     let paused = [long[..stride_len + 16_000].to_vec(), room].concat();
-    assert!(pause::ends_in_pause(&paused, peak, 16_000));
+    assert!(pause::ends_in_pause(
+        &paused,
+        0..paused.len(),
+        Loudness { peak }
+    ));
     let params = TranscribeParams {
         language: Some("en".into()),
         ..TranscribeParams::default()
@@ -464,7 +475,11 @@ fn a_pass_over_a_pause_stops_when_the_speaker_goes_on_before_it_holds() {
     let room = clip("near_silent_5s.wav")[..4_000].to_vec();
     let paused = [clip("en_slt.wav"), room].concat();
     let peak = whisper_dictation::audio::level::loudest_frame(&paused, 16_000);
-    assert!(pause::ends_in_pause(&paused, peak, 16_000));
+    assert!(pause::ends_in_pause(
+        &paused,
+        0..paused.len(),
+        Loudness { peak }
+    ));
     let held = (PAUSE_HELD * 16_000.0) as usize;
     let params = TranscribeParams {
         language: Some("en".into()),

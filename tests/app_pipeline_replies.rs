@@ -72,9 +72,11 @@ const NO_SPEECH: &[&str] = &[
 /// (every [`pause::PAUSE_CHECK`] of audio) at which the audio so far ends in quiet after speech.
 fn pause_point(recording: &[f32]) -> Option<usize> {
     let step = (pause::PAUSE_CHECK.as_secs_f32() * RATE as f32) as usize;
-    (1..=recording.len() / step)
-        .map(|i| i * step)
-        .find(|&n| pause::paused_after_new_speech(&recording[..n], 0, RATE))
+    (1..=recording.len() / step).map(|i| i * step).find(|&n| {
+        let so_far = &recording[..n];
+        let peak = whisper_dictation::audio::level::loudest_frame(so_far, RATE);
+        pause::paused_after_new_speech(so_far, 0, pause::Hearing::Loudness { peak }, RATE)
+    })
 }
 
 struct App {

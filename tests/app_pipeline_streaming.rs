@@ -268,7 +268,12 @@ fn snapshots(audio: &[f32]) -> Vec<(usize, bool)> {
     for end in (step..=audio.len()).step_by(step) {
         let so_far = &audio[..end];
         let peak = whisper_dictation::audio::level::loudest_frame(so_far, RATE as u32);
-        if let Some(snapshot) = marks.due(so_far, peak, RATE as u32, commits_without_pauses()) {
+        if let Some(snapshot) = marks.due(
+            so_far,
+            pause::Hearing::Loudness { peak },
+            RATE as u32,
+            commits_without_pauses(),
+        ) {
             marks.sent(snapshot, end);
             sends.push((end, snapshot == pause::Snapshot::Stride));
         }
@@ -293,7 +298,7 @@ fn after_the_pause(audio: &[f32], end: usize) -> Option<AfterPauseAt> {
     (end + step..=audio.len()).step_by(step).find_map(|at| {
         let so_far = &audio[..at];
         let peak = whisper_dictation::audio::level::loudest_frame(so_far, RATE as u32);
-        match pause::after_pause(so_far, end, peak, RATE as u32) {
+        match pause::after_pause(so_far, end, pause::Hearing::Loudness { peak }, RATE as u32) {
             pause::AfterPause::Spoke => Some(AfterPauseAt::Spoke(at)),
             pause::AfterPause::Held => Some(AfterPauseAt::Held(at)),
             pause::AfterPause::Waiting => None,

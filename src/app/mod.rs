@@ -52,7 +52,7 @@ pub mod worker;
 
 use crate::app_icons::IconState;
 use crate::audio::capture::{Recorder, RecorderCommand, RecorderConfig, RecorderEvent, PRE_ROLL};
-use crate::audio::level::{loudest_frame, GateConfig};
+use crate::audio::level::loudest_frame;
 use crate::audio::pause;
 use crate::audio::shared_audio::SharedAudio;
 use crate::device::backend::detect;
@@ -608,14 +608,17 @@ impl App {
                         && pause::tail_is_quiet(
                             &samples,
                             sent.len,
-                            sent.peak,
+                            pause::Hearing::of(&samples, sent.peak),
                             16_000,
-                            &GateConfig::default(),
                         )
                 });
                 if !covered
                     && self.dictation.awaits_text(id)
-                    && pause::worth_starting(&samples, 16_000, &GateConfig::default())
+                    && pause::worth_starting(
+                        &samples,
+                        pause::Hearing::of(&samples, loudest_frame(&samples, 16_000)),
+                        16_000,
+                    )
                 {
                     tracing::debug!(id, "transcribing the audio up to key-up");
                     self.transcribe_early(id, samples, false);

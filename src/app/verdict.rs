@@ -15,6 +15,9 @@ use std::time::Duration;
 pub enum Empty {
     /// The energy gate found no sound (digital silence, faint room noise).
     NoSound { active_seconds: f32 },
+    /// The voice-activity detector heard no speech (noise, music, a cough), so Whisper was not
+    /// asked.
+    NoSpeech,
     /// Whisper produced no text (its no-speech rule, or only punctuation).
     NoText,
     /// A phrase Whisper is known to invent on silence, on audio it did not take for speech.
@@ -30,7 +33,7 @@ impl Empty {
     pub fn text(&self) -> &str {
         match self {
             Empty::Hallucination { text } | Empty::Unrecognised { text } => text,
-            Empty::NoSound { .. } | Empty::NoText => "",
+            Empty::NoSound { .. } | Empty::NoSpeech | Empty::NoText => "",
         }
     }
 
@@ -38,6 +41,7 @@ impl Empty {
     pub fn reason(&self) -> &'static str {
         match self {
             Empty::NoSound { .. } => "no_sound",
+            Empty::NoSpeech => "no_speech",
             Empty::NoText => "no_text",
             Empty::Hallucination { .. } => "hallucination",
             Empty::Unrecognised { .. } => "unrecognised",
@@ -56,7 +60,7 @@ pub const SPOKEN_ENOUGH: Duration = Duration::from_secs(1);
 /// take for speech are not.
 pub fn spoke(empty: &Empty, level: &Level) -> bool {
     match empty {
-        Empty::NoSound { .. } => false,
+        Empty::NoSound { .. } | Empty::NoSpeech => false,
         Empty::Unrecognised { .. } => true,
         Empty::NoText | Empty::Hallucination { .. } => {
             level.active_seconds >= SPOKEN_ENOUGH.as_secs_f32()

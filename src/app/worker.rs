@@ -31,7 +31,7 @@
 //! ([`Worker::stop_now`]) it stops at once, between encoder blocks or decoder steps: what is
 //! not transcribed yet stays in its journal, and the next start recovers it.
 
-use super::verdict::gate;
+use super::verdict::{gate, Empty};
 use super::wording::Wording;
 use crate::audio::level::{loudest_frame, GateConfig, Level};
 use crate::audio::pause;
@@ -317,7 +317,14 @@ impl WorkerThread {
             return self.done(job.id, outcome, recording, None);
         }
         self.in_progress = Some((job.id, recording.clone()));
-        let stream = self.stream.take().filter(|stream| stream.id == job.id);
+        let stream = self
+            .stream
+            .take()
+            .filter(|stream| stream.id == job.id)
+            .map(|mut stream| {
+                stream.hear(&samples);
+                stream
+            });
         let used_stream = stream.as_ref().is_some_and(|s| {
             s.has_committed()
                 || s.tentative_stands_for(&samples).is_some()
@@ -335,6 +342,22 @@ impl WorkerThread {
                 (&job.params, &job.wording),
                 recording.as_deref(),
             ),
+            None if samples.speech().is_some_and(|s| s.speech_frames() == 0) => {
+                // Noise, music, a cough: the voice-activity detector heard no speech in any of
+                // it, so Whisper is not asked (it writes "Thank you." on such audio). Retry
+                // transcribes the kept recording without the detector.
+                tracing::info!(id = job.id, "no speech heard: nothing to transcribe");
+                Some(Recognised {
+                    outcome: Outcome::Empty(Empty::NoSpeech),
+                    engine: Duration::ZERO,
+                    level: Some(Level::measure(
+                        &samples,
+                        SAMPLE_RATE,
+                        &GateConfig::default(),
+                    )),
+                    heard: Heard::default(),
+                })
+            }
             None => self.recognise(
                 &samples,
                 (&whole_params, &job.wording),

@@ -14,6 +14,7 @@
 //! before it. When the block is full the writer copies its samples to a larger one and goes on
 //! there; snapshots of the old block keep it alive until they are dropped.
 
+use super::vad::SpeechFrames;
 use std::ops::Deref;
 use std::ptr::NonNull;
 use std::sync::Arc;
@@ -72,12 +73,26 @@ impl Drop for Block {
 pub struct SharedAudio {
     block: Arc<Block>,
     len: usize,
+    /// What the voice-activity detector heard in these samples, when it ran on them.
+    speech: Option<Arc<SpeechFrames>>,
 }
 
 impl SharedAudio {
     /// Copies `samples` (see `From<Vec<f32>>` for taking a vector without a copy).
     pub fn copy_of(samples: &[f32]) -> SharedAudio {
         SharedAudio::from(samples.to_vec())
+    }
+
+    /// These samples with what the voice-activity detector heard in them (the recorder's
+    /// snapshots carry it to the worker).
+    pub fn with_speech(mut self, speech: SpeechFrames) -> SharedAudio {
+        self.speech = Some(Arc::new(speech));
+        self
+    }
+
+    /// What the voice-activity detector heard in these samples; `None` when it did not run.
+    pub fn speech(&self) -> Option<&SpeechFrames> {
+        self.speech.as_deref()
     }
 }
 
@@ -98,6 +113,7 @@ impl From<Vec<f32>> for SharedAudio {
         SharedAudio {
             block: Arc::new(block),
             len,
+            speech: None,
         }
     }
 }
@@ -193,6 +209,7 @@ impl GrowingAudio {
         SharedAudio {
             block: Arc::clone(&self.block),
             len: self.len,
+            speech: None,
         }
     }
 

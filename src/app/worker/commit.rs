@@ -235,16 +235,15 @@ pub const HEARD_PAST: f32 = 1.0;
 pub const PAUSE_HELD: f32 = crate::audio::pause::PAUSE_HELD.as_secs_f32();
 
 /// Rule 1: whether a pass that ended in a pause at sample `pass_end` of `recording` (the
-/// recording so far), whose own loudest frame was `peak`, is followed by [`PAUSE_HELD`] more
-/// of quiet.
-pub fn pause_held(recording: &[f32], pass_end: usize, peak: f32) -> bool {
+/// recording so far, heard by `hearing`) is followed by [`PAUSE_HELD`] more of quiet.
+pub fn pause_held(
+    recording: &[f32],
+    pass_end: usize,
+    hearing: crate::audio::pause::Hearing<'_>,
+) -> bool {
     let held = (PAUSE_HELD * SAMPLE_RATE as f32) as usize;
-    let Some(after) = recording.get(pass_end..pass_end + held) else {
-        return false;
-    };
-    let gate = crate::audio::level::GateConfig::default();
-    crate::audio::level::loudest_frame(after, SAMPLE_RATE as u32)
-        < crate::audio::pause::quiet_threshold(peak, &gate)
+    recording.len() >= pass_end + held
+        && !hearing.said_in(recording, pass_end..pass_end + held, SAMPLE_RATE as u32)
 }
 
 /// Where a held pause that began [`crate::audio::pause::QUIET_END`] before sample `end` of
@@ -372,6 +371,10 @@ mod tests {
             .collect()
     }
 
+    /// Judged by loudness against a voice peaking at 0.3.
+    const LOUD: crate::audio::pause::Hearing<'static> =
+        crate::audio::pause::Hearing::Loudness { peak: 0.3 };
+
     #[test]
     fn a_pause_commits_once_it_has_held_past_a_comma() {
         let pass_end = 4 * SAMPLE_RATE;
@@ -380,12 +383,12 @@ mod tests {
         let speaking = |seconds: f32| speech_with_gaps(seconds, &[]);
         // A sentence's pause: quiet for PAUSE_HELD past the pass's end.
         let held = [speech.clone(), quiet(0.3), speaking(1.0)].concat();
-        assert!(pause_held(&held, pass_end, 0.3));
+        assert!(pause_held(&held, pass_end, LOUD));
         // A comma's: speech again 0.1 s later.
         let comma = [speech.clone(), quiet(0.1), speaking(1.0)].concat();
-        assert!(!pause_held(&comma, pass_end, 0.3));
+        assert!(!pause_held(&comma, pass_end, LOUD));
         // Not known yet: too little audio after the pass.
-        assert!(!pause_held(&[speech, quiet(0.1)].concat(), pass_end, 0.3));
+        assert!(!pause_held(&[speech, quiet(0.1)].concat(), pass_end, LOUD));
     }
 
     #[test]

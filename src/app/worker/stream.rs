@@ -33,6 +33,8 @@ use crate::app::verdict::Empty;
 use crate::app::wording::Wording;
 use crate::audio::level::{GateConfig, Level};
 use crate::audio::pause;
+use crate::audio::shared_audio::SharedAudio;
+use crate::audio::vad::SpeechFrames;
 use crate::whisper::{Segment, Transcript};
 use context::{unheard_speech, Context};
 pub use language::tells_the_language;
@@ -97,6 +99,9 @@ pub struct Stream {
     /// Passes run, and commits made.
     pub passes: u32,
     pub commits: u32,
+    /// What the voice-activity detector heard in the recording so far (its newest snapshot's
+    /// frames, [`Self::hear`]); `None` without the detector: quiet is then judged by loudness.
+    speech: Option<SpeechFrames>,
 }
 
 /// The last pass's words (after the committed words it heard again were dropped), as it gave
@@ -185,7 +190,38 @@ impl Stream {
             last_pass: None,
             passes: 0,
             commits: 0,
+            speech: None,
         }
+    }
+
+    /// Takes what the voice-activity detector heard in `audio`, the recording's newest
+    /// snapshot: the pauses and the quiet after a pass are judged by it from now on.
+    pub fn hear(&mut self, audio: &SharedAudio) {
+        if let Some(frames) = audio.speech() {
+            if self
+                .speech
+                .as_ref()
+                .is_none_or(|s| s.covered() <= frames.covered())
+            {
+                self.speech = Some(frames.clone());
+            }
+        }
+    }
+
+    /// How quiet is told from speech in this recording: by the detector's frames when it ran,
+    /// else by loudness against `peak` (the recording's loudest frame).
+    pub(super) fn hearing(&self, peak: f32) -> pause::Hearing<'_> {
+        match &self.speech {
+            Some(speech) => pause::Hearing::Voice { speech, peak },
+            None => pause::Hearing::Loudness { peak },
+        }
+    }
+
+    /// Whether the detector ran and heard no speech in the recording's `range` (samples).
+    pub fn heard_no_speech_in(&self, range: std::ops::Range<usize>) -> bool {
+        self.speech
+            .as_ref()
+            .is_some_and(|frames| !frames.speech_in(range))
     }
 
     /// The audio the next pass transcribes of `recording` (the audio so far): from the last
@@ -274,7 +310,7 @@ impl Stream {
         }
         !self.context.is_empty()
             || range.end.saturating_sub(self.committed_to) >= STRIDE_FROM
-            || !pause::ends_in_pause(audio, peak, SAMPLE_RATE as u32)
+            || !pause::ends_in_pause(audio, range.clone(), self.hearing(peak))
     }
 
     /// Takes a pass's transcript of `audio` (the recording's `range`; `peak` is the loudest
@@ -352,7 +388,7 @@ impl Stream {
                     end: s.end,
                 })
                 .collect(),
-            ends_in_pause: pause::ends_in_pause(audio, peak, SAMPLE_RATE as u32),
+            ends_in_pause: pause::ends_in_pause(audio, range.clone(), self.hearing(peak)),
         };
         let word_pass = self
             .rules
@@ -526,7 +562,7 @@ impl Stream {
         let held = tentative.start == self.committed_to
             && (self.language.is_some() || tentative.tells_the_language)
             && tentative.ends_in_pause
-            && commit::pause_held(recording, tentative.end, tentative.peak);
+            && commit::pause_held(recording, tentative.end, self.hearing(tentative.peak));
         if !held {
             return None;
         }
@@ -561,9 +597,8 @@ impl Stream {
         let quiet_after = pause::tail_is_quiet(
             recording,
             tentative.end,
-            tentative.peak,
+            self.hearing(tentative.peak),
             SAMPLE_RATE as u32,
-            &GateConfig::default(),
         );
         (tentative.start == self.committed_to && quiet_after).then(|| text.clone())
     }

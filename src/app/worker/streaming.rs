@@ -93,7 +93,7 @@ impl WorkerThread {
         let peak = loudest_frame(samples, SAMPLE_RATE);
         let at_pause = from < to
             && to == samples.len()
-            && pause::ends_in_pause(&samples[from..to], peak, SAMPLE_RATE);
+            && pause::ends_in_pause(&samples[from..to], from..to, stream.hearing(peak));
         let only_for_its_pause = at_pause
             && stream.pass_range(samples.len()).is_some_and(|range| {
                 !stream.pass_needs_word_times(&range, &samples[range.clone()], peak)
@@ -112,6 +112,7 @@ impl WorkerThread {
             Some(stream) => stream,
             None => self.stream.insert(Stream::new(job.id)),
         };
+        stream.hear(samples);
         if let Some(cut_s) = stream.commit_held_pause(samples) {
             log_commit(stream, Rule::Pause, cut_s);
         }
@@ -120,8 +121,9 @@ impl WorkerThread {
     /// The recorder heard the pause that ended recording `id`'s last pause snapshot hold, in
     /// `samples` (its audio so far): that pass's text is committed and shown as such now. What
     /// is shown is reported either way (the pass may have given nothing to commit).
-    pub(super) fn commit_pause_that_held(&mut self, id: u64, samples: &[f32]) {
+    pub(super) fn commit_pause_that_held(&mut self, id: u64, samples: &SharedAudio) {
         if let Some(stream) = self.stream.as_mut().filter(|s| s.id == id) {
+            stream.hear(samples);
             if let Some(cut_s) = stream.commit_held_pause(samples) {
                 log_commit(stream, Rule::Pause, cut_s);
             }
@@ -151,7 +153,9 @@ impl WorkerThread {
             return self.progress(job.id, range.end, Duration::ZERO, committed, tentative);
         }
         let audio = &samples[range.clone()];
-        if loudest_frame(audio, SAMPLE_RATE) <= GateConfig::default().frame_rms {
+        if loudest_frame(audio, SAMPLE_RATE) <= GateConfig::default().frame_rms
+            || stream.heard_no_speech_in(range.clone())
+        {
             stream.skip_silence(&range);
             let committed = stream.committed_text();
             return self.progress(job.id, range.end, Duration::ZERO, committed, String::new());
@@ -345,7 +349,17 @@ impl WorkerThread {
         let level = Level::measure(samples, SAMPLE_RATE, &GateConfig::default());
         let mut engine = Duration::ZERO;
         let mut settled_tail = None;
-        if stream.tentative_stands_for(samples).is_none() {
+        // Noise, music or other voices after the last commit, and no speech: nothing more was
+        // said, and a pass over it would only make Whisper write the committed words again.
+        let nothing_after =
+            stream.has_committed() && stream.heard_no_speech_in(stream.committed_to..samples.len());
+        if nothing_after {
+            tracing::info!(
+                id = stream.id,
+                "no speech after the last commit: nothing more to transcribe"
+            );
+            settled_tail = Some((None, Heard::default()));
+        } else if stream.tentative_stands_for(samples).is_none() {
             if let Some(settled) = stream.settled_by_last_pass(samples, wording) {
                 let (tail, spent) =
                     self.settled_tail(&settled, samples, (params, wording), recording)?;
@@ -533,13 +547,12 @@ impl Head {
 
     /// Whether the head's text stands for all of `recording` (the same recording, longer):
     /// everything after the head is quiet.
-    pub(super) fn stands_for(&self, recording: &[f32]) -> bool {
+    pub(super) fn stands_for(&self, recording: &SharedAudio) -> bool {
         pause::tail_is_quiet(
             recording,
             self.len,
-            self.peak,
+            pause::Hearing::of(recording, self.peak),
             SAMPLE_RATE,
-            &GateConfig::default(),
         )
     }
 }

@@ -48,12 +48,13 @@ mod tests;
 
 pub use source::{input_device_names, CpalSource, Feed, InputSource, OpenStream};
 
-use super::level::{GateConfig, RunningPeak};
+use super::level::RunningPeak;
 use super::pause::{
-    tail_can_end_early, AfterPause, Snapshot, SnapshotMarks, FIRST_TAIL, PAUSE_CHECK,
+    tail_can_end_early, AfterPause, Hearing, Snapshot, SnapshotMarks, FIRST_TAIL, PAUSE_CHECK,
 };
 use super::resample::Resampler;
 use super::shared_audio::SharedAudio;
+use super::vad::{SpeechStream, VoiceDetector};
 use super::wav_journal::JournalWriter;
 use crate::command_thread::CommandThread;
 use source::{lock, Shared};
@@ -197,17 +198,19 @@ impl Recorder {
         config: RecorderConfig,
         emit: impl Fn(RecorderEvent) + Send + 'static,
     ) -> std::io::Result<Recorder> {
-        Recorder::spawn_with(config, CpalSource, emit)
+        Recorder::spawn_with(config, CpalSource, super::vad::installed(), emit)
     }
 
-    /// [`Recorder::spawn`] on the inputs of `source`.
+    /// [`Recorder::spawn`] on the inputs of `source`, telling speech from quiet with
+    /// `detector` (by loudness without it).
     pub fn spawn_with(
         config: RecorderConfig,
         source: impl InputSource + Send + 'static,
+        detector: Option<VoiceDetector>,
         emit: impl Fn(RecorderEvent) + Send + 'static,
     ) -> std::io::Result<Recorder> {
         CommandThread::spawn("recorder", move |rx| {
-            RecorderThread::new(config, Box::new(source), Box::new(emit)).run(rx)
+            RecorderThread::new(config, Box::new(source), detector, Box::new(emit)).run(rx)
         })
         .map(Recorder)
     }
@@ -252,6 +255,11 @@ struct RecorderThread {
     /// end of a long recording then convert only the newest samples (converting all of a
     /// 110 s recording at key-up took ~0.1 s, growing with the length).
     converted: Option<Resampler>,
+    /// The voice-activity detector; `None` without its model (pauses are then judged by
+    /// loudness alone).
+    detector: Option<VoiceDetector>,
+    /// The detector on the current recording at 16 kHz, as it is converted.
+    speech: Option<SpeechStream>,
     /// An empty buffer with room, swapped with the input's for the audio that arrived since
     /// the last turn ([`RecorderThread::take_new_audio`]).
     spare: Vec<f32>,
@@ -275,6 +283,7 @@ impl RecorderThread {
     fn new(
         config: RecorderConfig,
         source: Box<dyn InputSource>,
+        detector: Option<VoiceDetector>,
         emit: Box<dyn Fn(RecorderEvent) + Send>,
     ) -> Self {
         RecorderThread {
@@ -291,6 +300,8 @@ impl RecorderThread {
             journal: None,
             deferred: Vec::new(),
             converted: None,
+            detector,
+            speech: None,
             spare: Vec::new(),
             ending: None,
         }
@@ -419,6 +430,7 @@ impl RecorderThread {
         self.pause_watched = None;
         self.peak = RunningPeak::default();
         self.converted = Some(Resampler::new(rate, TARGET_RATE));
+        self.speech = self.detector.as_ref().map(VoiceDetector::stream);
         self.journal = journal.and_then(|path| match JournalWriter::create(path, rate) {
             Ok(writer) => Some(writer),
             Err(e) => {
@@ -513,9 +525,19 @@ impl RecorderThread {
                 .journal
                 .take()
                 .map(|writer| writer.path().to_path_buf());
+            let mut speech = self.speech.take();
             let samples = converted.map_or_else(SharedAudio::default, |mut converted| {
                 converted.push(&rest);
-                converted.finish()
+                let labelled = speech.as_ref().map_or(0, |s| s.frames().covered());
+                let samples = converted.finish();
+                match speech.as_mut() {
+                    Some(stream) => {
+                        stream.push(samples.get(labelled..).unwrap_or_default());
+                        stream.finish();
+                        samples.with_speech(stream.frames().clone())
+                    }
+                    None => samples,
+                }
             });
             if let Some(path) = journal.as_deref().filter(|_| current.rate != TARGET_RATE) {
                 // Kept at Whisper's rate: a third of the disk for a 48 kHz microphone. Some
@@ -553,7 +575,11 @@ impl RecorderThread {
         if !new.is_empty() {
             self.append_journal(&new);
             if let Some(converted) = self.converted.as_mut() {
+                let before = converted.converted().len();
                 converted.push(&new);
+                if let Some(speech) = self.speech.as_mut() {
+                    speech.push(&converted.converted()[before..]);
+                }
             }
         }
         new.clear();
@@ -597,17 +623,22 @@ impl RecorderThread {
             tail_can_end_early(
                 converted.converted(),
                 head_len,
+                self.speech.as_ref().map(SpeechStream::frames),
                 TARGET_RATE,
-                &GateConfig::default(),
             )
         })
     }
 
     /// The current recording so far at 16 kHz, shared.
     fn recorded_so_far(&self) -> SharedAudio {
-        self.converted
+        let samples = self
+            .converted
             .as_ref()
-            .map_or_else(SharedAudio::default, Resampler::converted_shared)
+            .map_or_else(SharedAudio::default, Resampler::converted_shared);
+        match &self.speech {
+            Some(speech) => samples.with_speech(speech.frames().clone()),
+            None => samples,
+        }
     }
 
     /// Sends [`RecorderEvent::Level`] for the newest [`PAUSE_CHECK`] of the recording.
@@ -633,12 +664,19 @@ impl RecorderThread {
         };
         let recording = converted.converted();
         let peak = self.peak.of(recording, TARGET_RATE);
+        let hearing = match &self.speech {
+            Some(speech) => Hearing::Voice {
+                speech: speech.frames(),
+                peak,
+            },
+            None => Hearing::Loudness { peak },
+        };
         let due = self
             .marks
-            .due(recording, peak, TARGET_RATE, self.config.strides);
+            .due(recording, hearing, TARGET_RATE, self.config.strides);
         let after_pause = self
             .pause_watched
-            .map(|_| super::pause::after_pause(recording, self.marks.pause, peak, TARGET_RATE));
+            .map(|_| super::pause::after_pause(recording, self.marks.pause, hearing, TARGET_RATE));
         let len = recording.len();
         if let (Some(after_pause), Some(pause_end)) = (after_pause, self.pause_watched) {
             self.report_after_pause(id, after_pause, pause_end, len);

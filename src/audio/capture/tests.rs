@@ -70,7 +70,7 @@ fn config(device: &str) -> RecorderConfig {
 fn spawn(source: &Scripted, device: &str) -> (Recorder, Receiver<RecorderEvent>) {
     let (tx, rx) = channel();
     let tx = Mutex::new(tx);
-    let recorder = Recorder::spawn_with(config(device), source.clone(), move |event| {
+    let recorder = Recorder::spawn_with(config(device), source.clone(), None, move |event| {
         if !matches!(event, RecorderEvent::Level { .. }) {
             let _ = tx.lock().unwrap().send(event);
         }
@@ -83,7 +83,7 @@ fn spawn(source: &Scripted, device: &str) -> (Recorder, Receiver<RecorderEvent>)
 fn next<T>(
     rx: &Receiver<RecorderEvent>,
     what: &str,
-    pick: impl Fn(RecorderEvent) -> Option<T>,
+    mut pick: impl FnMut(RecorderEvent) -> Option<T>,
 ) -> T {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
@@ -350,6 +350,7 @@ fn a_microphone_that_cannot_open_fails_the_start_with_nothing_to_follow() {
             strides: false,
         },
         source.clone(),
+        None,
         move |event| {
             let _ = tx.lock().unwrap().send(event);
         },
@@ -594,4 +595,78 @@ fn a_48_khz_microphones_recording_is_handed_on_as_converting_it_whole_gives() {
     let kept = read_wav(&kept.expect("the journal")).unwrap();
     assert_eq!(kept.sample_rate, TARGET_RATE);
     assert_eq!(kept.samples.len(), samples.len());
+}
+
+/// A sentence in pink noise at 10 dB SNR (a fixture clip), then a second more of the same
+/// noise, fed four times faster than real time: with the voice-activity detector the recorder
+/// hears the pause after the sentence and that it holds, though the noise never stops; by
+/// loudness alone it hears neither. The recording handed on carries the detector's frames.
+#[test]
+fn in_steady_noise_the_detector_hears_the_pause_after_the_sentence() {
+    let clip = crate::audio::wav::read_wav_16k(Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/clips/en_noisy_pink10db.wav"
+    )))
+    .unwrap();
+    // The clip's first 0.5 s are noise alone.
+    let noise = &clip[..8_000];
+    let spoken: Vec<f32> = [&clip[..], noise, noise].concat();
+    let sentence_end = clip.len() - 6_400; // the voice stops ~0.4 s before the clip's end
+    let detector = crate::audio::vad::model_path()
+        .and_then(|path| crate::audio::vad::VoiceDetector::load(&path))
+        .unwrap_or_else(|e| panic!("{e} (scripts/setup.sh --test installs it)"));
+    for detector in [Some(detector), None] {
+        let hears_voices = detector.is_some();
+        let source = Scripted::default();
+        let (tx, rx) = channel();
+        let tx = Mutex::new(tx);
+        let recorder = Recorder::spawn_with(config("mic"), source.clone(), detector, move |e| {
+            if !matches!(e, RecorderEvent::Level { .. }) {
+                let _ = tx.lock().unwrap().send(e);
+            }
+        })
+        .unwrap();
+        recorder.send(RecorderCommand::Start {
+            id: 1,
+            journal: None,
+        });
+        started(&rx);
+        let feed = source.feed();
+        for block in spoken.chunks(320) {
+            feed.push(block.iter().copied());
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        recorder.send(RecorderCommand::Stop { id: 1 });
+        let (mut pause_at, mut held) = (None, false);
+        let samples = next(&rx, "Audio", |e| match e {
+            RecorderEvent::Pause { samples, .. } => {
+                pause_at.get_or_insert(samples.len());
+                None
+            }
+            RecorderEvent::PauseHeld { .. } => {
+                held = true;
+                None
+            }
+            RecorderEvent::Audio { samples, .. } => Some(samples),
+            _ => None,
+        });
+        if hears_voices {
+            let at = pause_at.expect("a pause after the sentence");
+            assert!(
+                at > sentence_end && at < sentence_end + 8_000,
+                "the pause was sent at {at} samples; the sentence ends at ~{sentence_end}"
+            );
+            assert!(held, "the pause held in the noise");
+            let speech = samples.speech().expect("the detector's frames");
+            assert!(speech.speech_frames() > 50, "{speech:?}");
+        } else {
+            assert_eq!(
+                (pause_at, held),
+                (None, false),
+                "by loudness, noise is sound"
+            );
+            assert!(samples.speech().is_none());
+        }
+    }
 }
