@@ -555,14 +555,21 @@ impl Stream {
 
     /// Rule 1 of [`commit`]: when the last pass ended in a pause that has held in `recording`
     /// (the audio so far) and gave text, that text is committed and the stream moves to its
-    /// end, without transcribing it again. Returns where it cut, in seconds.
+    /// end, without transcribing it again; a pause heard only through noise commits a pass of
+    /// [`commit::NOISY_COMMIT_FROM`] or more. Returns where it cut, in seconds.
     pub fn commit_held_pause(&mut self, recording: &[f32]) -> Option<f32> {
         let tentative = self.tentative.as_ref()?;
         let text = tentative.result.as_ref().ok()?;
+        let long_enough_for_noise = || {
+            tentative.end - self.committed_to
+                >= (commit::NOISY_COMMIT_FROM * SAMPLE_RATE as f32) as usize
+                || !commit::pause_held_in_noise(recording, tentative.end, tentative.peak)
+        };
         let held = tentative.start == self.committed_to
             && (self.language.is_some() || tentative.tells_the_language)
             && tentative.ends_in_pause
-            && commit::pause_held(recording, tentative.end, self.hearing(tentative.peak));
+            && commit::pause_held(recording, tentative.end, self.hearing(tentative.peak))
+            && long_enough_for_noise();
         if !held {
             return None;
         }
@@ -715,12 +722,15 @@ impl Stream {
     }
 
     /// How many seconds of the recording's `range` (after the last cut) a copy of the
-    /// committed text can have been said in ([`repeat::spoken`]'s `room`): all of it, by
-    /// loudness alone (steady noise is as loud as speech). A voice-activity detector's speech
-    /// seconds there would be the closer bound: a copy Whisper spreads over seconds of noise
-    /// would then be found too.
+    /// committed text can have been said in ([`repeat::spoken`]'s `room`): the seconds the
+    /// voice-activity detector heard speech there, so that a copy Whisper spreads over seconds
+    /// of noise is found too; without the detector all of it (by loudness, steady noise is as
+    /// loud as speech).
     fn room_to_say_again(&self, range: std::ops::Range<usize>) -> f32 {
-        range.len() as f32 / SAMPLE_RATE as f32
+        match &self.speech {
+            Some(speech) => speech.speech_seconds_in(range),
+            None => range.len() as f32 / SAMPLE_RATE as f32,
+        }
     }
 
     /// `text` of a pass from [`Self::pass_from`] (key-up's) without the committed words it

@@ -164,6 +164,19 @@ impl SpeechFrames {
         !frames.is_empty() && !frames.iter().any(|&s| s)
     }
 
+    /// Seconds of speech in `range` (samples at 16 kHz): its speech frames, and all of the
+    /// part not judged yet (the detector cannot say it was not speech).
+    pub fn speech_seconds_in(&self, range: std::ops::Range<usize>) -> f32 {
+        let speech = self
+            .overlapping(range.clone())
+            .iter()
+            .filter(|&&s| s)
+            .count()
+            * FRAME;
+        let unjudged = range.end.saturating_sub(range.start.max(self.covered()));
+        (speech + unjudged) as f32 / 16_000.0
+    }
+
     /// How many frames hold speech.
     pub fn speech_frames(&self) -> usize {
         self.speech.iter().filter(|&&s| s).count()

@@ -82,6 +82,13 @@ fn speech_frames_answer_for_the_frames_a_range_overlaps() {
     assert!(!frames.quiet_in(4 * FRAME..5 * FRAME));
     assert!(!frames.speech_in(4 * FRAME..5 * FRAME));
     assert!(!frames.quiet_in(3..3));
+    // One speech frame, and what is not judged yet counts as speech.
+    let seconds = FRAME as f32 / 16_000.0;
+    assert_eq!(frames.speech_seconds_in(0..4 * FRAME), seconds);
+    assert_eq!(
+        frames.speech_seconds_in(2 * FRAME..6 * FRAME),
+        2.0 * seconds
+    );
 }
 
 #[test]

@@ -608,6 +608,84 @@ fn a_pass_over_noise_that_writes_the_committed_sentence_again_adds_nothing() {
     );
 }
 
+/// The same copy as key-up's text (no word times) after four seconds of steady noise: by
+/// loudness the noise is room enough to have said the sentence again, so it stays; the
+/// voice-activity detector heard no speech there, so it goes.
+#[test]
+fn a_copy_over_seconds_of_noise_goes_when_the_detector_heard_no_speech_there() {
+    use crate::audio::shared_audio::SharedAudio;
+    use crate::audio::vad::{SpeechFrames, FRAME};
+    let audio = [voice(3.4), hush(0.6), steady_noise(4.0)].concat();
+    let invoice = [
+        (" The", 0.30, 0.42),
+        (" invoice", 0.42, 0.90),
+        (" total", 0.90, 1.30),
+        (" is", 1.30, 1.44),
+        (" $420", 1.44, 2.30),
+        (" due", 2.30, 2.52),
+        (" on", 2.52, 2.66),
+        (" the", 2.66, 2.78),
+        (" 15th.", 2.78, 3.40),
+    ];
+    let mut stream = committed_at_a_pause(&audio, &invoice, (3.6, 3.9));
+    let sentence = "The invoice total is $420 due on the 15th.";
+    let copied = "The invoice is $420 due on the 15th.";
+    assert_eq!(
+        stream.with_tail(Some(copied), audio.len()),
+        format!("{sentence} {copied}")
+    );
+    let voice_end = (3.4 * SAMPLE_RATE as f32) as usize;
+    let speech = SpeechFrames::from_labels(
+        (0..audio.len() / FRAME)
+            .map(|i| i * FRAME < voice_end)
+            .collect(),
+    );
+    stream.hear(&SharedAudio::copy_of(&audio).with_speech(speech));
+    assert_eq!(stream.with_tail(Some(copied), audio.len()), sentence);
+}
+
+/// In noise the voice-activity detector hears a pause that loudness cannot, and a pass at it
+/// is committed only when it covers [`commit::NOISY_COMMIT_FROM`] or more: a 3.6 s one waits
+/// for the next pause's pass (with the speech after it), a 9.6 s one is committed.
+#[test]
+fn in_noise_a_held_pause_commits_only_a_pass_long_enough_for_whisper() {
+    use crate::audio::shared_audio::SharedAudio;
+    use crate::audio::vad::{SpeechFrames, FRAME};
+    let at = |seconds: f32| (seconds * SAMPLE_RATE as f32) as usize;
+    for (spoken, committed) in [(3.4, false), (9.4, true)] {
+        let noise = steady_noise(spoken + 1.0);
+        let audio: Vec<f32> = voice(spoken)
+            .into_iter()
+            .chain(std::iter::repeat(0.0).take(at(1.0)))
+            .zip(&noise)
+            .map(|(v, n)| v + n)
+            .collect();
+        let speech = SpeechFrames::from_labels(
+            (0..audio.len() / FRAME)
+                .map(|i| i * FRAME < at(spoken))
+                .collect(),
+        );
+        let words: Vec<(&str, f32, f32)> = (0..(spoken * 2.0) as usize)
+            .map(|i| (" word", i as f32 * 0.5, i as f32 * 0.5 + 0.4))
+            .collect();
+        let mut stream = Stream::with_rules(1, &[Rule::Pause, Rule::Words]);
+        stream.hear(&SharedAudio::copy_of(&audio).with_speech(speech));
+        let end = at(spoken + 0.2);
+        let pass = transcript_of(&words, 16);
+        stream.take_pass((0..end, &audio[..end], 0.3), &pass, &Wording::default());
+        let held = &audio[..at(spoken + 0.5)];
+        assert!(
+            commit::pause_held_in_noise(held, end, 0.3),
+            "by loudness the noise is no pause"
+        );
+        assert_eq!(
+            stream.commit_held_pause(held).is_some(),
+            committed,
+            "{spoken} s"
+        );
+    }
+}
+
 /// "Test one two three." said, a pause, and said again in its own 1.8 s of speech: both stay,
 /// as a pass's text and as key-up's.
 #[test]
