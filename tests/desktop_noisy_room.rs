@@ -11,9 +11,11 @@
 //!   than the clip's text says it (a pass over the noisy tail that writes the committed
 //!   sentence again, the first bug of issue 53);
 //! - (b) the words: no more word errors than `whisper-dictation transcribe --as-app` makes on
-//!   the same file plus [`MARGIN_WORDS`] (the noise costs words the app cannot be blamed for;
-//!   the app must not lose more than the whole-file transcription does), and over all the
-//!   speech dictations together a WER at most [`SET_MARGIN_POINTS`] over `transcribe`'s;
+//!   the app's own recording of the dictation (the same audio, as the fake microphone gave it;
+//!   copied from its `recordings/` to `target/desktop-noisy-room/heard/`) plus
+//!   [`MARGIN_WORDS`] (the noise costs words the app cannot be blamed for; the app must not
+//!   lose more than the whole-file transcription does), and over all the speech dictations
+//!   together a WER at most [`SET_MARGIN_POINTS`] over `transcribe`'s;
 //! - (c) a clip of noise alone pastes nothing (`dictation empty`, the box stays empty).
 //!
 //! Prints a table: clip, kind, SNR, key-up → pasted (the app's `dictation done` line), key-up
@@ -45,7 +47,7 @@ use app_rig::{
 };
 use rig::{AppProcess, Desktop, TextBox};
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::Duration;
 use whisper_dictation::wer::{normalised_words, wer_percent};
@@ -73,7 +75,8 @@ const DEFAULT_CLIPS: &[&str] = &[
 /// twice is speech; four in the same order is a pass that wrote a stretch again).
 const MIN_REPEAT_WORDS: usize = 4;
 
-/// How many more word errors than `transcribe --as-app` the app may make on one clip. The app
+/// How many more word errors than `transcribe --as-app` of its own recording (before issue 53's
+/// detector: of the clip file) the app may make on one clip. The app
 /// transcribes in parts (a pass per stretch, the tail after key-up, each prompted with the text
 /// before it) where `transcribe` takes the file whole, and in noise a word comes out differently
 /// from one segmentation to another. Measured (2026-12-03, the app before issue 53's detector,
@@ -85,12 +88,17 @@ const MIN_REPEAT_WORDS: usize = 4;
 /// sentence written twice (≥ 9 words, and the repeat check (a) catches it anyway).
 const MARGIN_WORDS: usize = 5;
 
-/// How many WER points the app may be over `transcribe --as-app` on all the speech dictations
-/// together (their errors over their words, ~210 words a run). Measured (the app before issue
-/// 53's detector): +1.9 on a run where every sentence was pasted, +12.6 and +14.9 on runs that
-/// withheld music_0db and lost most of a babble_5db sentence. Issue 53 aims at 1 point (by hand
-/// over 20 runs, `WHISPER_DICTATION_NOISY_RUNS`); 5 leaves room for one run's luck.
-const SET_MARGIN_POINTS: f64 = 5.0;
+/// How many WER points the app may be over `transcribe --as-app` of its own recordings on all
+/// the speech dictations together (their errors over their words, ~210 words a run). Against
+/// `transcribe` of the clip files the app was +2.8 to +7.4 points with the detector
+/// (2026-12-03; before it +1.9 on a run where every sentence was pasted, +12.6 and +14.9 on
+/// runs that withheld music_0db and lost a babble_5db sentence), but `transcribe` of the app's
+/// own recordings made the same errors within a word or two (10 recordings of a 20-dictation
+/// run: 0 to +2 words, +1.3 points over the set): at 5 dB SNR, the fake microphone's path
+/// (PulseAudio's resampling, its levels) changes Whisper's words as much as anything the app
+/// does. Issue 53 aims at 1 point; 3 leaves room for one run's luck and still fails a lost
+/// sentence (+4 to +5 points on its own).
+const SET_MARGIN_POINTS: f64 = 3.0;
 
 /// At 0 dB SNR (music as loud as the voice) Whisper's own log-probability threshold holds back
 /// the text of some runs, and the app then pastes nothing and tells the person "nothing
@@ -208,10 +216,20 @@ fn runs() -> usize {
 /// makes of each clip, in one process (the model loaded once); empty text when it withholds
 /// everything.
 fn transcribe_whole(clips: &[NoisyClip]) -> Vec<String> {
+    let files: Vec<&Path> = clips.iter().map(|c| c.wav.as_path()).collect();
+    transcribe_files(&files)
+}
+
+/// `whisper-dictation transcribe --as-app` of `files`, whole, one text each.
+fn transcribe_files(files: &[&Path]) -> Vec<String> {
+    if files.is_empty() {
+        return Vec::new();
+    }
+    let clips = files;
     let out = std::process::Command::new(app_rig::BIN)
         .args(["transcribe", "--as-app", "--language", "auto"])
         .args(["--detect-among", "pl,en", "--threads", "2", "--json"])
-        .args(clips.iter().map(|c| &c.wav))
+        .args(clips)
         .output()
         .expect("whisper-dictation transcribe runs");
     assert!(out.status.success(), "transcribe: {out:?}");
@@ -305,6 +323,11 @@ struct Row {
     words: usize,
     errors: usize,
     transcribe_errors: usize,
+    /// The app's own recording of the dictation (copied from its `recordings/`), and the word
+    /// errors of `transcribe --as-app` on it: the same audio the app heard, through the fake
+    /// microphone.
+    heard_wav: Option<PathBuf>,
+    heard_errors: Option<usize>,
     repeats: Vec<String>,
     joined: String,
     in_box: String,
@@ -314,14 +337,22 @@ struct Row {
     withheld_at_0db: bool,
 }
 
+impl Row {
+    /// The word errors the app is held to: `transcribe`'s on the app's own recording (the
+    /// same audio), or on the clip when the recording could not be had.
+    fn compared_errors(&self) -> usize {
+        self.heard_errors.unwrap_or(self.transcribe_errors)
+    }
+}
+
 /// Holds the hotkey over `clip` into a new text box, until key-up right as the clip ends (the
 /// noise heard up to key-up); returns what it gave.
 fn dictate(
     desktop: &Desktop,
     app: &mut AppProcess,
-    clip: &NoisyClip,
-    run: usize,
+    (clip, run): (&NoisyClip, usize),
     whole: &str,
+    (recordings, kept): (&Path, &Path),
 ) -> Row {
     let text_box =
         TextBox::open(desktop, &format!("{}-{run}", clip.name)).unwrap_or_else(|e| panic!("{e}"));
@@ -348,6 +379,19 @@ fn dictate(
         );
     }
     let id = number("id").unwrap_or_else(|| panic!("no id= in {end:?}"));
+    // The app's newest recording is this dictation's (names sort by time).
+    let heard_wav = fs::read_dir(recordings)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "wav"))
+        .max()
+        .map(|newest| {
+            let copy = kept.join(format!("{}-{run}.wav", clip.name));
+            fs::copy(&newest, &copy).unwrap_or_else(|e| panic!("{}: {e}", newest.display()));
+            copy
+        })
+        .filter(|_| !clip.noise_only());
     Row {
         clip: clip.name.clone(),
         kind: clip.kind.clone(),
@@ -379,6 +423,8 @@ fn dictate(
             "-".into()
         },
         in_box,
+        heard_wav,
+        heard_errors: None,
         withheld_at_0db: !done
             && clip.snr_db == Some(0.0)
             && rig::log_field(&end, "reason").as_deref() == Some("unrecognised"),
@@ -400,10 +446,15 @@ fn faults(row: &Row) -> Vec<String> {
         }
     } else if row.withheld_at_0db {
         println!("{}: {WITHHELD_AT_0DB}", row.clip);
-    } else if row.errors > row.transcribe_errors + MARGIN_WORDS {
+    } else if row.errors > row.compared_errors() + MARGIN_WORDS {
         faults.push(format!(
-            "{}: {} word errors (WER {:.1} %) > transcribe's {} (WER {:.1} %) + {MARGIN_WORDS}: {:?}",
-            row.clip, row.errors, row.wer, row.transcribe_errors, row.transcribe_wer, row.in_box
+            "{}: {} word errors (WER {:.1} %) > transcribe's {} on the app's recording + \
+             {MARGIN_WORDS}: {:?}",
+            row.clip,
+            row.errors,
+            row.wer,
+            row.compared_errors(),
+            row.in_box
         ));
     }
     faults
@@ -427,7 +478,7 @@ fn set_wer(rows: &[Row]) -> Option<(f64, f64)> {
     let percent = |errors: usize| 100.0 * errors as f64 / words as f64;
     Some((
         percent(rows.iter().map(|r| r.errors).sum()),
-        percent(rows.iter().map(|r| r.transcribe_errors).sum()),
+        percent(rows.iter().map(|r| r.compared_errors()).sum()),
     ))
 }
 
@@ -446,9 +497,9 @@ fn median(values: &[u64]) -> String {
 
 fn print_table(rows: &[Row]) {
     println!(
-        "\n| clip | kind | SNR | key-up → pasted ms | → audio ms | → text ms | early | passes | WER app % (errors) | WER transcribe % (errors) | repeated phrase | joined |"
+        "\n| clip | kind | SNR | key-up → pasted ms | → audio ms | → text ms | early | passes | WER app % (errors) | transcribe of the app's recording (errors) | WER transcribe of the clip % (errors) | repeated phrase | joined |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for r in rows {
         let wer = |v: f64, errors: usize| {
             if r.noise_only {
@@ -458,7 +509,7 @@ fn print_table(rows: &[Row]) {
             }
         };
         println!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.clip,
             r.kind,
             r.snr,
@@ -468,6 +519,7 @@ fn print_table(rows: &[Row]) {
             r.early,
             r.passes,
             wer(r.wer, r.errors),
+            r.heard_errors.map_or("-".into(), |e| e.to_string()),
             wer(r.transcribe_wer, r.transcribe_errors),
             if r.repeats.is_empty() {
                 "none".to_string()
@@ -496,7 +548,7 @@ fn print_table(rows: &[Row]) {
     // All speech dictations' words together (the issue's "WER within 1 point" is over a set).
     if let Some((app, whole)) = set_wer(rows) {
         println!(
-            "WER over all the speech dictations: app {app:.1} %, transcribe {whole:.1} % ({:+.1} points)",
+            "WER over all the speech dictations: app {app:.1} %, transcribe of its recordings {whole:.1} % ({:+.1} points)",
             app - whole
         );
     }
@@ -561,17 +613,34 @@ fn noisy_room_dictations_paste_each_phrase_once() {
     let ready = wait_ready(&mut app);
     println!("app ready after {:.1} s", ready.as_secs_f64());
 
+    let kept = target_dir().join("desktop-noisy-room/heard");
+    let _ = fs::remove_dir_all(&kept);
+    fs::create_dir_all(&kept).unwrap();
     let mut rows = Vec::new();
     for run in 1..=runs {
         for (clip, text) in clips.iter().zip(&whole) {
-            rows.push(dictate(&desktop, &mut app, clip, run, text));
+            rows.push(dictate(
+                &desktop,
+                &mut app,
+                (clip, run),
+                text,
+                (&state.join("recordings"), &kept),
+            ));
         }
+    }
+    app.stop().unwrap_or_else(|e| panic!("{e}"));
+    // The app's own recordings, transcribed whole once the app has stopped.
+    let heard: Vec<&Path> = rows.iter().filter_map(|r| r.heard_wav.as_deref()).collect();
+    let mut texts = transcribe_files(&heard).into_iter();
+    for row in rows.iter_mut().filter(|r| r.heard_wav.is_some()) {
+        let text = texts.next().unwrap_or_default();
+        let reference = clips.iter().find(|c| c.name == row.clip).map(|c| &c.text);
+        row.heard_errors = reference.map(|reference| word_errors(reference, &text));
     }
     print_table(&rows);
     if runs > 1 {
         print_runs_table(&rows);
     }
-    app.stop().unwrap_or_else(|e| panic!("{e}"));
     let mut failures: Vec<String> = rows.iter().flat_map(faults).collect();
     if let Some((app, whole)) = set_wer(&rows) {
         if app > whole + SET_MARGIN_POINTS {
