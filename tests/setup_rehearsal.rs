@@ -208,6 +208,15 @@ fn a_macs_set_up_assembles_a_libtorch_torch_sys_links_and_repairs_a_damaged_one(
         "the clone's .libtorch (LIBTORCH in .cargo/config.toml) points at the assembled libtorch"
     );
     assert_links_as_torch_sys_expects(&libtorch);
+    // The voice-activity detector's weights, where the app looks for them on a Mac (its data
+    // folder), the same bytes as this machine's (setup.sh checked their SHA-256 with shasum).
+    let vad = "Library/Application Support/whisper-dictation/vad/silero_vad_16k.safetensors";
+    let here = whisper_dictation::audio::vad::model_path().unwrap();
+    assert_eq!(
+        fs::read(mac.path("home").join(vad)).unwrap(),
+        fs::read(&here).unwrap(),
+        "{vad}"
+    );
     // The suite's tools came from Homebrew, asked for once.
     assert_eq!(
         mac.brew_calls(),

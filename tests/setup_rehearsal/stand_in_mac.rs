@@ -127,6 +127,18 @@ impl StandInMac {
             "#!/bin/sh\n# uname on an Apple Silicon Mac.\ncase \"${1:--s}\" in\n  -s) echo Darwin ;;\n  \
              -m) echo arm64 ;;\n  *) echo \"uname (stand-in): unexpected $*\" >&2; exit 2 ;;\nesac\n",
         );
+        // macOS's shasum (a Perl script there): `shasum -a 256 FILE` through this machine's
+        // sha256sum, which prints the same line; no sha256sum of its own on the Mac's PATH.
+        let sha256sum = on_path("sha256sum").expect("sha256sum on this machine's PATH");
+        write_script(
+            &bin.join("shasum"),
+            &format!(
+                "#!/bin/sh\n# shasum on macOS (stand-in).\n[ \"$1\" = -a ] && [ \"$2\" = 256 ] || \
+                 {{ echo \"shasum (stand-in): unexpected $*\" >&2; exit 2; }}\nshift 2\n\
+                 exec '{}' \"$@\"\n",
+                sha256sum.display()
+            ),
+        );
         write_script(
             &bin.join("sw_vers"),
             "#!/bin/sh\n# sw_vers on macOS 14 (the macos-14 runner's version).\n\

@@ -656,7 +656,7 @@ fn in_noise_a_held_pause_commits_only_a_pass_long_enough_for_whisper() {
         let noise = steady_noise(spoken + 1.0);
         let audio: Vec<f32> = voice(spoken)
             .into_iter()
-            .chain(std::iter::repeat(0.0).take(at(1.0)))
+            .chain(std::iter::repeat_n(0.0, at(1.0)))
             .zip(&noise)
             .map(|(v, n)| v + n)
             .collect();
