@@ -136,20 +136,7 @@ impl NoisyClip {
 /// Builds the clips (idempotent) with scripts/make-noisy-clips.sh into `<target>/noisy-clips/`
 /// and returns that folder.
 fn noisy_clips_dir() -> PathBuf {
-    let dir = target_dir().join("noisy-clips");
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/make-noisy-clips.sh");
-    let out = std::process::Command::new("bash")
-        .arg(&script)
-        .arg(&dir)
-        .output()
-        .unwrap_or_else(|e| panic!("running {}: {e}", script.display()));
-    assert!(
-        out.status.success(),
-        "{} failed:\n{}",
-        script.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    dir
+    common::clips_built_by("make-noisy-clips.sh", &target_dir().join("noisy-clips"))
 }
 
 /// The clips chosen by `WHISPER_DICTATION_NOISY_CLIPS` (comma-separated names, or `all`), else

@@ -72,8 +72,16 @@ pub fn engine(name: &'static str) -> MutexGuard<'static, Engine> {
 /// Builds `scripts/make-long-clips.sh`'s clips (idempotent: a second run only checks them)
 /// into `<target>/long-clips/` and returns that folder.
 pub fn long_clips_in(target: &std::path::Path) -> PathBuf {
-    let dir = target.join("long-clips");
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/make-long-clips.sh");
+    clips_built_by("make-long-clips.sh", &target.join("long-clips"))
+}
+
+/// Runs `scripts/<script>` (a clip builder that takes its output folder, idempotent) into
+/// `dir` and returns `dir`.
+pub fn clips_built_by(script: &str, dir: &std::path::Path) -> PathBuf {
+    let dir = dir.to_path_buf();
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("scripts")
+        .join(script);
     let out = std::process::Command::new("bash")
         .arg(&script)
         .arg(&dir)

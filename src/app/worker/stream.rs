@@ -867,4 +867,4 @@ fn capitalised(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

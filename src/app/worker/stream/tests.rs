@@ -127,8 +127,8 @@ fn what_whisper_wrote_is_the_committed_stretches_then_the_tail() {
 }
 
 /// A transcript of `words` (text, start, end; seconds from the pass's start) in segments of
-/// `per_segment` words.
-pub(super) fn transcript_of(words: &[(&str, f32, f32)], per_segment: usize) -> Transcript {
+/// `per_segment` words (also the repeat check's tests).
+pub(crate) fn transcript_of(words: &[(&str, f32, f32)], per_segment: usize) -> Transcript {
     use crate::whisper::{Timings, Word};
     let segments: Vec<Segment> = words
         .chunks(per_segment)
@@ -558,6 +558,20 @@ fn committed_at_a_pause(
     stream
 }
 
+/// "The invoice total is $420 due on the 15th." with its word times (seconds), said over
+/// [`voice`]`(3.4)`.
+const INVOICE: [(&str, f32, f32); 9] = [
+    (" The", 0.30, 0.42),
+    (" invoice", 0.42, 0.90),
+    (" total", 0.90, 1.30),
+    (" is", 1.30, 1.44),
+    (" $420", 1.44, 2.30),
+    (" due", 2.30, 2.52),
+    (" on", 2.52, 2.66),
+    (" the", 2.66, 2.78),
+    (" 15th.", 2.78, 3.40),
+];
+
 /// Issue 53's dictation: "The invoice total is $420 due on the 15th.", a pause, then a second
 /// of steady noise until key-up. The pass over the noise, prompted with the committed
 /// sentence, wrote it again without "total", its words squeezed into the noise: nothing of it
@@ -565,18 +579,7 @@ fn committed_at_a_pause(
 #[test]
 fn a_pass_over_noise_that_writes_the_committed_sentence_again_adds_nothing() {
     let audio = [voice(3.4), hush(0.6), steady_noise(1.0)].concat();
-    let invoice = [
-        (" The", 0.30, 0.42),
-        (" invoice", 0.42, 0.90),
-        (" total", 0.90, 1.30),
-        (" is", 1.30, 1.44),
-        (" $420", 1.44, 2.30),
-        (" due", 2.30, 2.52),
-        (" on", 2.52, 2.66),
-        (" the", 2.66, 2.78),
-        (" 15th.", 2.78, 3.40),
-    ];
-    let mut stream = committed_at_a_pause(&audio, &invoice, (3.6, 3.9));
+    let mut stream = committed_at_a_pause(&audio, &INVOICE, (3.6, 3.9));
     let sentence = "The invoice total is $420 due on the 15th.";
     assert_eq!(stream.committed_text(), sentence);
 
@@ -616,18 +619,7 @@ fn a_copy_over_seconds_of_noise_goes_when_the_detector_heard_no_speech_there() {
     use crate::audio::shared_audio::SharedAudio;
     use crate::audio::vad::{SpeechFrames, FRAME};
     let audio = [voice(3.4), hush(0.6), steady_noise(4.0)].concat();
-    let invoice = [
-        (" The", 0.30, 0.42),
-        (" invoice", 0.42, 0.90),
-        (" total", 0.90, 1.30),
-        (" is", 1.30, 1.44),
-        (" $420", 1.44, 2.30),
-        (" due", 2.30, 2.52),
-        (" on", 2.52, 2.66),
-        (" the", 2.66, 2.78),
-        (" 15th.", 2.78, 3.40),
-    ];
-    let mut stream = committed_at_a_pause(&audio, &invoice, (3.6, 3.9));
+    let mut stream = committed_at_a_pause(&audio, &INVOICE, (3.6, 3.9));
     let sentence = "The invoice total is $420 due on the 15th.";
     let copied = "The invoice is $420 due on the 15th.";
     assert_eq!(

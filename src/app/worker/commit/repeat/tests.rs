@@ -2,44 +2,7 @@
 //! person said twice stays.
 
 use super::*;
-use crate::whisper::Timings;
-
-/// A transcript of `words` (text, start, end in seconds) in segments of `per_segment` words,
-/// each with its word times.
-fn transcript_of(words: &[(&str, f32, f32)], per_segment: usize) -> Transcript {
-    let segments: Vec<Segment> = words
-        .chunks(per_segment)
-        .map(|chunk| Segment {
-            seek: 0,
-            start: chunk[0].1,
-            end: chunk[chunk.len() - 1].2,
-            text: chunk.iter().map(|w| w.0).collect(),
-            tokens: Vec::new(),
-            temperature: 0.0,
-            avg_logprob: -0.2,
-            compression_ratio: 1.2,
-            no_speech_prob: 0.01,
-            words: chunk
-                .iter()
-                .map(|&(text, start, end)| Word {
-                    text: text.into(),
-                    start,
-                    end,
-                    probability: None,
-                })
-                .collect(),
-        })
-        .collect();
-    Transcript {
-        text: segments.iter().map(|s| s.text.as_str()).collect(),
-        segments,
-        language: "en".into(),
-        language_probability: Some(0.99),
-        duration: 0.0,
-        timings: Timings::default(),
-        withheld: Vec::new(),
-    }
-}
+use crate::app::worker::stream::tests::transcript_of;
 
 /// Words with alignment times (text as Whisper writes it, start, end in seconds).
 fn timed(words: &[(&str, f32, f32)]) -> Vec<SaidWord> {
