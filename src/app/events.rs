@@ -6,7 +6,7 @@ use super::model_download::DownloadEvent;
 use super::output::OutputEvent;
 use super::worker::WorkerEvent;
 use crate::audio::capture::RecorderEvent;
-use global_hotkey::{GlobalHotKeyEvent, HotKeyState};
+use global_hotkey::HotKeyState;
 use std::sync::Mutex;
 use tao::event_loop::EventLoopProxy;
 use tray_icon::menu::MenuEvent;
@@ -44,12 +44,16 @@ pub(super) fn sender<E: Send + 'static>(
     }
 }
 
-pub(super) fn forward_hotkeys(proxy: EventLoopProxy<AppEvent>) {
-    let proxy = Mutex::new(proxy);
-    GlobalHotKeyEvent::set_event_handler(Some(move |event: GlobalHotKeyEvent| {
+/// The hotkey's edges as [`AppEvent::Hotkey`]s, for [`crate::platform::HotkeyListener`] (it
+/// calls this from its own thread on X11).
+pub(super) fn forward_hotkeys(
+    proxy: &EventLoopProxy<AppEvent>,
+) -> impl Fn(HotKeyState) + Send + Sync + 'static {
+    let proxy = Mutex::new(proxy.clone());
+    move |state| {
         let proxy = proxy.lock().unwrap_or_else(|p| p.into_inner());
-        let _ = proxy.send_event(AppEvent::Hotkey(event.state()));
-    }));
+        let _ = proxy.send_event(AppEvent::Hotkey(state));
+    }
 }
 
 pub(super) fn forward_menu(proxy: EventLoopProxy<AppEvent>) {

@@ -15,14 +15,14 @@ use super::notices::Notice;
 use super::notify::Notifier;
 use super::{notify_of, texts};
 use crate::i18n::UiLang;
+use crate::platform::HotkeyListener;
 use crate::settings::Settings;
 use global_hotkey::hotkey::HotKey;
-use global_hotkey::GlobalHotKeyManager;
 use std::str::FromStr;
 
 /// Registers the hotkey from the settings (the default one if the setting does not parse).
 pub(super) fn register_hotkey(
-    manager: &GlobalHotKeyManager,
+    listener: &HotkeyListener,
     text: &str,
     notifier: &Notifier,
     lang: UiLang,
@@ -42,9 +42,11 @@ pub(super) fn register_hotkey(
             HotKey::from_str(&default).ok()?
         }
     };
-    match manager.register(hotkey) {
+    match listener.register(hotkey) {
         Ok(()) => {
             tracing::info!(hotkey = text, "hotkey registered");
+            // Grabbed and listened for: a key-down from now on starts a dictation.
+            tracing::info!(hotkey = text, "hotkey live");
             Some(hotkey)
         }
         Err(e) => {

@@ -61,6 +61,7 @@ use crate::device::DeviceKind;
 use crate::i18n::UiLang;
 use crate::login_item::{LoginItem, Repoint};
 use crate::permissions::PermissionWatch;
+use crate::platform::HotkeyListener;
 use crate::recordings::RecordingStore;
 use crate::settings::Settings;
 use crate::single_instance::{InstanceError, InstanceLock};
@@ -68,7 +69,7 @@ use choices::{overlay_position, settings_modified};
 pub use events::AppEvent;
 use events::{forward_hotkeys, forward_menu, sender};
 use global_hotkey::hotkey::HotKey;
-use global_hotkey::{GlobalHotKeyManager, HotKeyState};
+use global_hotkey::HotKeyState;
 use history_thread::HistoryThread;
 use notices::Notice;
 use notify::Notifier;
@@ -134,11 +135,10 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         );
     }
 
-    let hotkeys = GlobalHotKeyManager::new()
+    let hotkeys = HotkeyListener::new(forward_hotkeys(&proxy))
         .map_err(|e| anyhow::anyhow!("global hotkeys are not available here: {e}"))?;
     let hotkey = hotkey::register_hotkey(&hotkeys, &settings.hotkey, &notifier, lang);
     hotkey::warn_if_system_shortcut(&notifier, lang, &settings.hotkey);
-    forward_hotkeys(proxy.clone());
     forward_menu(proxy.clone());
     let terminate = sender(&proxy, |()| AppEvent::Terminate);
     if let Err(e) = ctrlc::set_handler(move || terminate(())) {
@@ -326,7 +326,7 @@ struct App {
     overlay: Overlay,
     /// Wakes the loop at the deadline it waits for.
     wakeup: wakeup::Wakeup,
-    hotkeys: GlobalHotKeyManager,
+    hotkeys: HotkeyListener,
     /// The registered hotkey (`None` when registration failed).
     hotkey: Option<HotKey>,
     dictation: Dictation,

@@ -6,6 +6,7 @@
 mod clipboard;
 mod file_modes;
 mod focus;
+mod hotkeys;
 mod input;
 mod key_access;
 mod keyboard_layout;
@@ -15,6 +16,7 @@ mod power;
 pub use clipboard::set_clipboard_text;
 pub use file_modes::{dir_builder_mode, mode_of, open_options_mode, set_mode};
 pub use focus::{class_of_wm_class, front_window_of, Focus, FocusProbe};
+pub use hotkeys::{HotkeyError, HotkeyListener};
 pub use input::{clipboard_change_count, prime_keyboard_events, symbolic_hotkeys_plist};
 pub use key_access::{ask_for_accessibility, secure_input_enabled};
 pub use keyboard_layout::{command_key_characters, on_input_source_change};
