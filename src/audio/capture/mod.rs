@@ -108,7 +108,17 @@ pub enum RecorderEvent {
         pre_roll: Duration,
     },
     /// The first audio callback after the start command (how long the microphone took).
-    FirstAudio { id: u64, after_start: Duration },
+    FirstAudio {
+        id: u64,
+        /// From the start command (the key-down) to the first audio callback.
+        after_start: Duration,
+        /// From the start command to the capture of the first sample, for a microphone opened
+        /// for this recording whose input timestamps its audio (`None` otherwise): the audio
+        /// before it is not in the recording. Zero when the input had audio from before.
+        first_sample_after_start: Option<Duration>,
+        /// The microphone was opened for this recording (not kept open with a pre-roll).
+        opened: bool,
+    },
     /// The loudness of the last [`PAUSE_CHECK`] of the recording (RMS of its samples, 0–1), sent
     /// every [`PAUSE_CHECK`] while recording and never otherwise (the overlay's level meter).
     Level { id: u64, rms: f32 },
@@ -224,6 +234,11 @@ impl Recorder {
 #[derive(Debug, Clone, Copy)]
 struct Current {
     id: u64,
+    /// When the start command was served, before the microphone was opened (the key-down as
+    /// the recorder knows it).
+    asked: Instant,
+    /// The microphone was opened for this recording.
+    opened: bool,
     started: Instant,
     /// The rate of the input it is recorded from.
     rate: u32,
@@ -314,11 +329,17 @@ impl RecorderThread {
             }
         }
         loop {
-            match commands.recv_timeout(self.next_wait()) {
+            let command = match self.next_wait() {
+                Some(wait) => commands.recv_timeout(wait),
+                // Nothing being recorded: asleep until the next command (no periodic wake-up
+                // while the app waits; a stream kept open fills its pre-roll ring by itself).
+                None => commands.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            };
+            match command {
                 Err(RecvTimeoutError::Disconnected) => {
                     // The key went up just before the app quit: its tail, then its audio.
-                    while self.ending.is_some() {
-                        std::thread::sleep(self.next_wait());
+                    while let Some(wait) = self.next_wait().filter(|_| self.ending.is_some()) {
+                        std::thread::sleep(wait);
                         self.end_tail_when_due();
                     }
                     break;
@@ -397,7 +418,12 @@ impl RecorderThread {
             }
             self.end_recording(true);
         }
-        if self.stream.is_none() {
+        let asked = Instant::now();
+        if self.stream.is_some() && !self.kept_stream_alive() {
+            self.stream = None;
+        }
+        let opened = self.stream.is_none();
+        if opened {
             if let Err((problem, detail)) = self.open() {
                 (self.emit)(RecorderEvent::Failed {
                     id: Some(id),
@@ -423,6 +449,8 @@ impl RecorderThread {
         };
         self.current = Some(Current {
             id,
+            asked,
+            opened,
             started: Instant::now(),
             rate,
         });
@@ -464,19 +492,23 @@ impl RecorderThread {
         self.end_recording(deliver);
     }
 
-    /// How long the loop waits for a command: [`PAUSE_CHECK`], or less when the tail being
-    /// recorded is due sooner.
-    fn next_wait(&self) -> Duration {
+    /// How long the loop waits for a command while recording: [`PAUSE_CHECK`], or less when
+    /// the tail being recorded is due sooner; `None` (until the next command) when nothing is
+    /// being recorded.
+    fn next_wait(&self) -> Option<Duration> {
+        self.current?;
         let Some(ending) = self.ending else {
-            return PAUSE_CHECK;
+            return Some(PAUSE_CHECK);
         };
         let due = if ending.asked_early {
             ending.tail_at
         } else {
             ending.first_tail_at
         };
-        due.saturating_duration_since(Instant::now())
-            .min(PAUSE_CHECK)
+        Some(
+            due.saturating_duration_since(Instant::now())
+                .min(PAUSE_CHECK),
+        )
     }
 
     /// Ends the recording whose tail is recorded once the tail is done: at [`FIRST_TAIL`] when
@@ -743,13 +775,17 @@ impl RecorderThread {
                 );
             (shared.first_audio, stalled)
         };
-        if let (Some(current), Some(at)) = (self.current, first_audio) {
+        if let (Some(current), Some((at, first_sample))) = (self.current, first_audio) {
             let mut shared = lock(&self.shared);
             if shared.first_audio.take().is_some() {
                 drop(shared);
                 (self.emit)(RecorderEvent::FirstAudio {
                     id: current.id,
-                    after_start: at.saturating_duration_since(current.started),
+                    after_start: at.saturating_duration_since(current.asked),
+                    first_sample_after_start: first_sample
+                        .filter(|_| current.opened)
+                        .map(|t| t.saturating_duration_since(current.asked)),
+                    opened: current.opened,
                 });
             }
         }
@@ -780,6 +816,28 @@ impl RecorderThread {
             // is nothing to keep.
             self.end_recording(recorded);
         }
+    }
+
+    /// Whether the stream kept open between recordings still delivers: nothing watches it
+    /// while the recorder sleeps, so at a key-down a stream that failed or went silent
+    /// meanwhile (unplugged, the system's audio restarted) is said in the log and reopened.
+    fn kept_stream_alive(&mut self) -> bool {
+        let mut failure = None;
+        while let Ok(message) = self.stream_errors.1.try_recv() {
+            failure = Some(message);
+        }
+        let silent = lock(&self.shared)
+            .last_callback
+            .is_some_and(|t| t.elapsed() > STALL);
+        match failure {
+            Some(message) => tracing::warn!("microphone failed while idle: {message}; reopening"),
+            None if silent => tracing::warn!(
+                "microphone sent nothing for {} s while idle; reopening",
+                STALL.as_secs()
+            ),
+            None => return true,
+        }
+        false
     }
 
     fn open(&mut self) -> Result<(), (MicrophoneProblem, String)> {

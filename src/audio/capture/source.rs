@@ -45,7 +45,13 @@ pub struct Feed {
 impl Feed {
     /// Mono samples as they arrive.
     pub fn push(&self, mono: impl Iterator<Item = f32>) {
-        lock(&self.shared).push(mono);
+        lock(&self.shared).push(mono, None);
+    }
+
+    /// Mono samples as they arrive, the first of them captured `captured_ago` before now (the
+    /// input's own timestamps): how late the microphone really started is then known.
+    pub fn push_captured(&self, mono: impl Iterator<Item = f32>, captured_ago: Duration) {
+        lock(&self.shared).push(mono, Some(captured_ago));
     }
 
     /// The device failed (unplugged, driver error): the recording in progress ends, keeping
@@ -63,16 +69,18 @@ pub(super) struct Shared {
     pub(super) recording: Option<Vec<f32>>,
     pub(super) last_callback: Option<Instant>,
     pub(super) waiting_first_audio: bool,
-    pub(super) first_audio: Option<Instant>,
+    /// When the first audio of the recording arrived (its callback), and when its first sample
+    /// was captured (when the input says).
+    pub(super) first_audio: Option<(Instant, Option<Instant>)>,
 }
 
 impl Shared {
-    pub(super) fn push(&mut self, mono: impl Iterator<Item = f32>) {
+    pub(super) fn push(&mut self, mono: impl Iterator<Item = f32>, captured_ago: Option<Duration>) {
         let now = Instant::now();
         self.last_callback = Some(now);
         if self.waiting_first_audio {
             self.waiting_first_audio = false;
-            self.first_audio = Some(now);
+            self.first_audio = Some((now, captured_ago.and_then(|ago| now.checked_sub(ago))));
         }
         match &mut self.recording {
             Some(buffer) => buffer.extend(mono),
@@ -181,7 +189,10 @@ fn pick_device(host: &cpal::Host, wanted: &str) -> Result<cpal::Device, String> 
 /// periods: through ALSA's PulseAudio plugin the capture thread then spun at half a core while
 /// the app sat idle with the stream open (measured on the test desktop).
 const CALLBACK_PERIOD: Duration = Duration::from_millis(20);
-
+/// Longer blocks for a stream kept open all day were tried: 50 ms callbacks through the same
+/// plugin woke less (233 against 403 times a second) but spun at 30 % of a core (BENCHMARKS.md,
+/// "Waiting at no cost").
+///
 /// The buffer size asking for [`CALLBACK_PERIOD`]-long callbacks, within what the device allows.
 fn callback_frames(supported: &cpal::SupportedBufferSize, rate: u32) -> cpal::BufferSize {
     let wanted = (CALLBACK_PERIOD.as_secs_f64() * f64::from(rate)) as u32;
@@ -221,11 +232,15 @@ where
     let errors = feed.clone();
     device.build_input_stream::<T, _, _>(
         *config,
-        move |data: &[T], _: &cpal::InputCallbackInfo| {
+        move |data: &[T], info: &cpal::InputCallbackInfo| {
             let mono = data.chunks(channels).map(|frame| {
                 frame.iter().map(|&s| s.to_sample::<f32>()).sum::<f32>() / frame.len() as f32
             });
-            feed.push(mono);
+            let stamp = info.timestamp();
+            feed.push_captured(
+                mono,
+                stamp.callback.saturating_duration_since(stamp.capture),
+            );
         },
         move |err: cpal::Error| {
             // Xruns and reroutes are recoverable; anything else ends the recording.
@@ -275,17 +290,22 @@ mod tests {
             ring_capacity: 4,
             ..Shared::default()
         };
-        shared.push((0..10).map(|i| i as f32));
+        shared.push((0..10).map(|i| i as f32), None);
         assert_eq!(shared.ring, VecDeque::from(vec![6.0, 7.0, 8.0, 9.0]));
         let pre: Vec<f32> = shared.ring.drain(..).collect();
         shared.recording = Some(pre);
         shared.waiting_first_audio = true;
-        shared.push([10.0, 11.0].into_iter());
+        shared.push([10.0, 11.0].into_iter(), Some(Duration::from_millis(30)));
         assert_eq!(
             shared.recording.as_deref(),
             Some(&[6.0, 7.0, 8.0, 9.0, 10.0, 11.0][..])
         );
-        assert!(shared.first_audio.is_some());
+        let (arrived, captured) = shared.first_audio.expect("the first audio");
+        assert_eq!(
+            arrived.checked_sub(Duration::from_millis(30)),
+            captured,
+            "captured 30 ms before its callback"
+        );
         assert!(shared.ring.is_empty());
     }
 
