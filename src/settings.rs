@@ -49,9 +49,14 @@ pub struct Settings {
     pub input_device: String,
     /// Longest recording in seconds; a notice comes 10 s before it stops by itself.
     pub max_recording_secs: u32,
-    /// Keep the microphone stream open with a short pre-roll so the first word is never cut
-    /// (the system's microphone indicator then stays on while the app runs).
+    /// Keep the microphone stream open with a short pre-roll, for microphones that are slow
+    /// to start (Bluetooth): the system's microphone indicator then stays on while the app
+    /// runs, and the audio callback wakes the CPU all day. Off (the default): the microphone
+    /// opens at key-down and closes after the dictation.
     pub keep_microphone_open: bool,
+    /// Seconds without a dictation after which the model leaves memory (0: never); the next
+    /// key-down loads it again while the person speaks (`app::idle`).
+    pub unload_model_after_secs: u64,
     /// Text given to Whisper as the initial prompt: names, jargon, spelling.
     pub prompt: String,
     /// How many recordings are kept on disk for "Retry last recording".
@@ -111,7 +116,8 @@ impl Default for Settings {
             model: crate::paths::DEFAULT_MODEL.to_string(),
             input_device: String::new(),
             max_recording_secs: 120,
-            keep_microphone_open: true,
+            keep_microphone_open: false,
+            unload_model_after_secs: DEFAULT_UNLOAD_AFTER_SECS,
             prompt: String::new(),
             keep_recordings: 10,
             keep_delivered_recordings: true,
@@ -129,6 +135,13 @@ impl Default for Settings {
         }
     }
 }
+
+/// The model leaves memory after 10 minutes without a dictation: within a stretch of work
+/// (dictations minutes apart) it stays loaded; after it, its memory (~360 MB with `base`,
+/// ~1.6 GB with `turbo`) is the machine's again. Loading it back costs the next dictation
+/// nothing it waits for when it is longer than the load (~0.7 s for `base` from the page
+/// cache, BENCHMARKS.md "Waiting at no cost").
+pub const DEFAULT_UNLOAD_AFTER_SECS: u64 = 600;
 
 /// The hotkey a new installation gets, one no system shortcut of the OS uses.
 /// - Linux: Ctrl+Alt+Space; no common desktop or editor shortcut uses it.
@@ -315,7 +328,8 @@ mod tests {
         assert_eq!(s.language, "auto:pl,en");
         assert_eq!(s.model, crate::paths::DEFAULT_MODEL);
         assert_eq!(s.max_recording_secs, 120);
-        assert!(s.keep_microphone_open);
+        assert!(!s.keep_microphone_open);
+        assert_eq!(s.unload_model_after_secs, 600);
     }
 
     #[test]

@@ -253,6 +253,8 @@
       switchField("log_text", L.log_text),
       el("h2", { textContent: L.section_recording }),
       switchField("keep_microphone_open", L.keep_microphone_open),
+      selectField("unload_model_after_secs", L.unload_model, () => [["0", L.unload_never]].concat(
+        [5, 10, 30, 60].map((n) => [String(n * 60), L.minutes.replace("{n}", n)])), L.unload_model_hint),
       textField("max_recording_secs", L.max_recording_secs, L.max_recording_hint, "days"),
     );
   }

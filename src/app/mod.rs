@@ -29,6 +29,7 @@ pub mod hallucinations;
 pub mod heard;
 mod history_thread;
 mod hotkey;
+mod idle;
 pub mod log_folder;
 pub mod model_download;
 mod model_menu;
@@ -190,6 +191,7 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
     let wake = sender(&proxy, |()| AppEvent::Wake);
     let wording = Arc::new(Wording::from_settings(&settings));
     let settings_changed = settings_modified(&paths.state_dir);
+    let settings_unload_after = settings.unload_model_after_secs;
     let mut app = App {
         wording,
         settings_changed,
@@ -238,6 +240,8 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         failed_model: None,
         suggested_model: crate::models::suggest_default(&crate::models::Machine::detect()),
         history_window: window::HistoryWindow::default(),
+        idle: idle::IdleUnload::new(settings_unload_after),
+        microphone_starts: idle::MicrophoneStarts::default(),
     };
     app.load_model();
     app.suggest_model_once();
@@ -258,6 +262,7 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
             Event::NewEvents(StartCause::ResumeTimeReached { .. }) => {
                 app.input(Input::Tick);
                 app.permissions_due(Instant::now());
+                app.unload_when_due(Instant::now());
             }
             Event::UserEvent(event) => app.handle(event),
             Event::RedrawRequested(window) => app.overlay.redraw(window),
@@ -270,6 +275,7 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
             app.next_permission_check,
             app.overlay.next_deadline(),
             app.forget.deadline(),
+            app.idle.deadline(),
         ]
         .into_iter()
         .flatten()
@@ -381,6 +387,10 @@ struct App {
     suggested_model: &'static str,
     /// The History window (nothing of it exists while it is closed).
     history_window: window::HistoryWindow,
+    /// The model's unload after a while without dictations (idle.rs).
+    idle: idle::IdleUnload,
+    /// How fast the microphones opened at key-down start (idle.rs).
+    microphone_starts: idle::MicrophoneStarts,
 }
 
 impl App {
@@ -411,6 +421,7 @@ impl App {
             AppEvent::Wake => {
                 self.input(Input::Tick);
                 self.permissions_due(Instant::now());
+                self.unload_when_due(Instant::now());
             }
             AppEvent::Terminate => {
                 tracing::info!("terminated by a signal");
@@ -432,6 +443,8 @@ impl App {
         match action {
             Action::StartRecording { id } => {
                 tracing::info!(id, "recording started");
+                // The microphone first (below): the load goes on while the person speaks.
+                let reload = self.idle.needs_reload();
                 let journal = match self.recordings.new_journal() {
                     Ok(path) => Some(path),
                     Err(e) => {
@@ -443,6 +456,10 @@ impl App {
                     self.journals.insert(id, path.clone());
                 }
                 self.recorder.send(RecorderCommand::Start { id, journal });
+                if reload {
+                    tracing::info!("model reloading at key-down");
+                    self.load_model();
+                }
                 let config = self.dictation.config();
                 self.overlay
                     .recording(id, now, config.max_length, config.warn_before);
@@ -533,6 +550,7 @@ impl App {
     }
 
     fn transcribe(&mut self, id: u64, audio: JobAudio) {
+        self.reload_if_unloaded("a transcription");
         let params = worker::params_from(&self.settings);
         let journal = match audio {
             JobAudio::Recorded(_) => self.journals.get(&id).cloned(),
@@ -560,13 +578,26 @@ impl App {
                     pre_roll_ms = pre_roll.as_millis() as u64,
                     "microphone recording"
                 );
+                self.microphone_starts.recording_on(device);
             }
             RecorderEvent::Level { id, rms } => self.overlay.level(id, rms),
-            RecorderEvent::FirstAudio { id, after_start } => {
+            RecorderEvent::FirstAudio {
+                id,
+                after_start,
+                first_sample_after_start,
+                opened,
+            } => {
+                let first_sample_ms = first_sample_after_start.map(|d| d.as_millis() as u64);
                 tracing::info!(
                     id,
                     key_down_to_first_audio_ms = after_start.as_millis() as u64,
+                    key_down_to_first_sample_ms = first_sample_ms,
+                    opened_at_key_down = opened,
                     "first audio after key-down"
+                );
+                self.warn_if_microphone_slow(
+                    opened,
+                    first_sample_after_start.unwrap_or(after_start),
                 );
             }
             RecorderEvent::Pause {
@@ -685,6 +716,7 @@ impl App {
     }
 
     fn load_model(&mut self) {
+        self.idle.loading();
         match worker::model_request(&self.settings, &self.paths.state_dir) {
             Ok(request) => self.worker.send(WorkerCommand::Load(request)),
             Err(message) => {
@@ -752,6 +784,7 @@ impl App {
 
     /// Icon, status line and retry item from the current state.
     fn refresh(&mut self) {
+        self.follow_idleness(Instant::now());
         let activity = self.dictation.activity();
         match (activity.is_awaited_work(), self.user_activity.is_some()) {
             (true, false) => {

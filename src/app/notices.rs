@@ -92,6 +92,12 @@ pub enum Notice {
     MicrophoneSilent {
         mac: bool,
     },
+    /// The microphone, opened at key-down, took this long to deliver its first sample (a
+    /// Bluetooth headset): the first word may be cut unless it is kept open.
+    MicrophoneSlowToStart {
+        device: String,
+        millis: u64,
+    },
     /// First run: a better model than the installed ones suits this machine (nothing is
     /// downloaded until the user picks it).
     ModelSuggested {
@@ -464,6 +470,20 @@ impl Notice {
                     ("Mikrofon nic nie słyszy".into(), "Nagranie to sama cisza cyfrowa. Sprawdź, czy wejście nie jest wyciszone i czy wybrany jest właściwy mikrofon (Mikrofon w menu albo ustawienia dźwięku systemu).".into())
                 } else {
                     ("The microphone hears nothing".into(), "The recording is pure digital silence. Check that the input is not muted and that the right microphone is chosen (Microphone in the menu, or the system's sound settings).".into())
+                }
+            }
+            Notice::MicrophoneSlowToStart { device, millis } => {
+                let seconds = format!("{:.1}", *millis as f64 / 1000.0);
+                if pl {
+                    (
+                        "Mikrofon wolno startuje".into(),
+                        format!("„{device}” zaczął nagrywać {seconds} s po naciśnięciu klawisza: pierwsze słowo może zostać ucięte. Ustawienia → Mikrofon otwarty między dyktowaniami (wskaźnik mikrofonu świeci wtedy stale)."),
+                    )
+                } else {
+                    (
+                        "The microphone is slow to start".into(),
+                        format!("“{device}” began recording {seconds} s after the key went down: the first word may be cut. Settings → Keep the microphone open between dictations (the microphone indicator then stays on)."),
+                    )
                 }
             }
             Notice::ModelSuggested { model, size } => {

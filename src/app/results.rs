@@ -65,6 +65,20 @@ impl App {
                     self.recover_unfinished();
                 }
             }
+            WorkerEvent::Unloaded {
+                model,
+                device,
+                took,
+            } => {
+                tracing::info!(
+                    model,
+                    device = device.name(),
+                    took_ms = took.as_millis() as u64,
+                    "model unloaded"
+                );
+                self.idle.unloaded();
+                self.input(Input::ModelUnloaded);
+            }
             WorkerEvent::LoadFailed { model, message } => {
                 tracing::error!(model, message, "model not loaded");
                 self.model = None;

@@ -112,6 +112,9 @@ pub enum Input {
     ModelLoading,
     ModelReady,
     ModelFailed,
+    /// The model left memory after a while without dictations; the next dictation loads it
+    /// again (the app sends the load at its key-down).
+    ModelUnloaded,
     /// Recording `id` has been transcribed and delivered, or given up on.
     Finished {
         id: u64,
@@ -178,6 +181,8 @@ enum ModelState {
     Loading,
     Ready,
     Failed,
+    /// Left memory while idle: as ready to the person (nothing to wait for until a key-down).
+    Unloaded,
 }
 
 impl Dictation {
@@ -204,7 +209,7 @@ impl Dictation {
         } else {
             match self.model {
                 ModelState::Loading => Activity::Loading,
-                ModelState::Ready => Activity::Idle,
+                ModelState::Ready | ModelState::Unloaded => Activity::Idle,
                 ModelState::Failed => Activity::Broken,
             }
         }
@@ -224,6 +229,11 @@ impl Dictation {
     /// Whether the model is loaded and warmed.
     pub fn model_ready(&self) -> bool {
         self.model == ModelState::Ready
+    }
+
+    /// Whether the model left memory while idle (a dictation loads it again).
+    pub fn model_unloaded(&self) -> bool {
+        self.model == ModelState::Unloaded
     }
 
     /// Recordings handed to the worker or awaited from the recorder.
@@ -279,6 +289,10 @@ impl Dictation {
             }
             Input::ModelFailed => {
                 self.model = ModelState::Failed;
+                Vec::new()
+            }
+            Input::ModelUnloaded => {
+                self.model = ModelState::Unloaded;
                 Vec::new()
             }
             Input::ModeChanged(mode) => {

@@ -226,7 +226,29 @@ impl WorkerThread {
             WorkerCommand::TranscribeEarly(job) => self.serve_pass(job, false, queue, commands),
             WorkerCommand::TranscribeStride(job) => self.serve_pass(job, true, queue, commands),
             WorkerCommand::ForgetRecentLanguage => self.recent_language.forget(),
+            WorkerCommand::Unload => self.unload(),
         }
+    }
+
+    /// Drops the model and hands the freed memory back to the system; the next
+    /// [`WorkerCommand::Load`] (the app sends one at the next key-down) brings it back.
+    fn unload(&mut self) {
+        let Some(transcriber) = self.transcriber.take() else {
+            return;
+        };
+        let started = Instant::now();
+        let device = transcriber.device();
+        drop(transcriber);
+        crate::platform::release_freed_memory();
+        (self.emit)(WorkerEvent::Unloaded {
+            model: self
+                .last_request
+                .as_ref()
+                .map(|r| r.name.clone())
+                .unwrap_or_default(),
+            device,
+            took: started.elapsed(),
+        });
     }
 
     fn load(&mut self, request: ModelRequest) {

@@ -49,11 +49,12 @@ pub enum SettingKey {
     HistoryAudioDays,
     MaxRecordingSecs,
     KeepMicrophoneOpen,
+    UnloadModelAfterSecs,
     LogText,
 }
 
 impl SettingKey {
-    pub const ALL: [SettingKey; 22] = [
+    pub const ALL: [SettingKey; 23] = [
         SettingKey::Model,
         SettingKey::Language,
         SettingKey::Device,
@@ -75,6 +76,7 @@ impl SettingKey {
         SettingKey::HistoryAudioDays,
         SettingKey::MaxRecordingSecs,
         SettingKey::KeepMicrophoneOpen,
+        SettingKey::UnloadModelAfterSecs,
         SettingKey::LogText,
     ];
 
@@ -102,6 +104,7 @@ impl SettingKey {
             SettingKey::HistoryAudioDays => "history_audio_days",
             SettingKey::MaxRecordingSecs => "max_recording_secs",
             SettingKey::KeepMicrophoneOpen => "keep_microphone_open",
+            SettingKey::UnloadModelAfterSecs => "unload_model_after_secs",
             SettingKey::LogText => "log_text",
         }
     }
@@ -136,6 +139,7 @@ impl SettingKey {
             SettingKey::HistoryAudioDays => Value::from(settings.history_audio_days),
             SettingKey::MaxRecordingSecs => Value::from(settings.max_recording_secs),
             SettingKey::KeepMicrophoneOpen => Value::from(settings.keep_microphone_open),
+            SettingKey::UnloadModelAfterSecs => Value::from(settings.unload_model_after_secs),
             SettingKey::LogText => Value::from(settings.log_text),
         }
     }

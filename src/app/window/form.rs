@@ -62,6 +62,8 @@ pub enum Change {
     MaxRecordingSecs(u32),
     /// Keep the microphone open between dictations (the pre-roll before the hotkey).
     KeepMicrophoneOpen(bool),
+    /// Seconds without a dictation before the model leaves memory (0: never).
+    UnloadModelAfterSecs(u64),
     /// Write dictated text into the log (for a bug report).
     LogText(bool),
 }
@@ -91,6 +93,7 @@ impl Change {
             Change::HistoryAudioDays(_) => "history_audio_days",
             Change::MaxRecordingSecs(_) => "max_recording_secs",
             Change::KeepMicrophoneOpen(_) => "keep_microphone_open",
+            Change::UnloadModelAfterSecs(_) => "unload_model_after_secs",
             Change::LogText(_) => "log_text",
         }
     }
@@ -266,6 +269,8 @@ pub struct FormValues {
     pub history_audio_days: u32,
     pub max_recording_secs: u32,
     pub keep_microphone_open: bool,
+    /// Seconds as text, as the page's choice list holds them.
+    pub unload_model_after_secs: String,
     pub log_text: bool,
 }
 
@@ -312,6 +317,7 @@ impl FormValues {
                 .max_recording_secs
                 .clamp(*RECORDING_SECS.start(), *RECORDING_SECS.end()),
             keep_microphone_open: settings.keep_microphone_open,
+            unload_model_after_secs: settings.unload_model_after_secs.to_string(),
             log_text: settings.log_text,
         }
     }
@@ -368,6 +374,7 @@ pub fn check(key: &str, value: &Value, choices: &FormChoices) -> Result<Change, 
         "history_audio_days" => days(value).map(Change::HistoryAudioDays),
         "max_recording_secs" => recording_secs(value).map(Change::MaxRecordingSecs),
         "keep_microphone_open" => boolean(value).map(Change::KeepMicrophoneOpen),
+        "unload_model_after_secs" => unload_secs(value).map(Change::UnloadModelAfterSecs),
         "log_text" => boolean(value).map(Change::LogText),
         _ => Err(Problem::UnknownSetting),
     }
@@ -539,6 +546,21 @@ fn recording_secs(value: &Value) -> Result<u32, Problem> {
         .filter(|n| RECORDING_SECS.contains(n))
         .ok_or(Problem::SecondsOutOfRange)
 }
+
+/// Seconds before an idle model leaves memory: 0 (never) up to a day, as a number or text.
+fn unload_secs(value: &Value) -> Result<u64, Problem> {
+    let number = match value {
+        Value::Number(n) => n.as_u64(),
+        Value::String(s) => s.trim().parse::<u64>().ok(),
+        _ => return Err(Problem::WrongType),
+    };
+    number
+        .filter(|n| *n <= UNLOAD_SECS_MAX)
+        .ok_or(Problem::SecondsOutOfRange)
+}
+
+/// The longest wait the unload setting takes (a day); longer is "never" (0).
+const UNLOAD_SECS_MAX: u64 = 86_400;
 
 #[cfg(test)]
 mod tests;

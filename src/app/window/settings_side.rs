@@ -136,6 +136,13 @@ impl App {
                 self.window_shows_settings();
                 None
             }
+            Change::UnloadModelAfterSecs(secs) => {
+                self.settings.unload_model_after_secs = secs;
+                self.save_choice(SettingKey::UnloadModelAfterSecs);
+                self.idle.set_after(secs);
+                self.window_shows_settings();
+                None
+            }
             Change::LogText(on) => {
                 self.settings.log_text = on;
                 self.save_choice(SettingKey::LogText);

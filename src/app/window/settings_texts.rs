@@ -62,6 +62,11 @@ pub struct SettingsLabels {
     pub days_hint: &'static str,
     pub log_text: &'static str,
     pub keep_microphone_open: &'static str,
+    pub unload_model: &'static str,
+    pub unload_model_hint: &'static str,
+    pub unload_never: &'static str,
+    /// "{n} min", for the unload choices.
+    pub minutes: &'static str,
     pub max_recording_secs: &'static str,
     pub max_recording_hint: &'static str,
     /// A change was applied and written to settings.json.
@@ -130,6 +135,10 @@ pub fn labels(lang: UiLang) -> SettingsLabels {
         days_hint: l.days_hint,
         log_text: l.log_text,
         keep_microphone_open: l.keep_microphone_open,
+        unload_model: l.unload_model,
+        unload_model_hint: l.unload_model_hint,
+        unload_never: l.unload_never,
+        minutes: l.minutes,
         max_recording_secs: l.max_recording_secs,
         max_recording_hint: l.max_recording_hint,
         saved: l.saved,
@@ -169,8 +178,13 @@ pub fn labels(lang: UiLang) -> SettingsLabels {
             history_audio_days: "Keep their recordings for (days)",
             days_hint: "0 = for ever. Starred entries are always kept.",
             log_text: "Write dictated text into the log (for a bug report; off afterwards)",
-            keep_microphone_open: "Keep the microphone open between dictations (catches the \
-                                   first word said with the key)",
+            keep_microphone_open: "Keep the microphone open between dictations (for a \
+                                   microphone slow to start, e.g. Bluetooth: the microphone \
+                                   indicator then stays on, and waiting costs ~1 % of a core)",
+            unload_model: "Free the model's memory when idle",
+            unload_model_hint: "The next dictation loads it again while you speak.",
+            unload_never: "Never",
+            minutes: "{n} min",
             max_recording_secs: "Longest recording (seconds)",
             max_recording_hint: "5 to 3600. Ten seconds before the end a notice says so.",
             saved: "Saved",
@@ -211,8 +225,13 @@ pub fn labels(lang: UiLang) -> SettingsLabels {
             history_audio_days: "Przechowuj ich nagrania przez (dni)",
             days_hint: "0 = zawsze. Wpisy z gwiazdką są zawsze zachowywane.",
             log_text: "Zapisuj dyktowany tekst w logu (do zgłoszenia błędu; potem wyłącz)",
-            keep_microphone_open: "Mikrofon otwarty między dyktowaniami (łapie pierwsze słowo \
-                                   powiedziane z klawiszem)",
+            keep_microphone_open: "Mikrofon otwarty między dyktowaniami (dla mikrofonu, który \
+                                   wolno startuje, np. Bluetooth: wskaźnik mikrofonu świeci \
+                                   wtedy stale, a czekanie kosztuje ~1 % rdzenia)",
+            unload_model: "Zwalniaj pamięć modelu, gdy nieużywany",
+            unload_model_hint: "Następne dyktowanie wczyta go ponownie, gdy mówisz.",
+            unload_never: "Nigdy",
+            minutes: "{n} min",
             max_recording_secs: "Najdłuższe nagranie (sekundy)",
             max_recording_hint: "Od 5 do 3600. Dziesięć sekund przed końcem pojawi się \
                                  powiadomienie.",
@@ -255,6 +274,10 @@ struct Common {
     days_hint: &'static str,
     log_text: &'static str,
     keep_microphone_open: &'static str,
+    unload_model: &'static str,
+    unload_model_hint: &'static str,
+    unload_never: &'static str,
+    minutes: &'static str,
     max_recording_secs: &'static str,
     max_recording_hint: &'static str,
     saved: &'static str,

@@ -48,7 +48,7 @@ impl Serving {
             WorkerCommand::SpeechAfterPause { id, .. } | WorkerCommand::PauseHeld { id, .. } => {
                 Serving::Early { id: *id }
             }
-            WorkerCommand::ForgetRecentLanguage => Serving::Keeping,
+            WorkerCommand::ForgetRecentLanguage | WorkerCommand::Unload => Serving::Keeping,
         }
     }
 }

@@ -74,6 +74,9 @@ pub enum WorkerCommand {
     },
     /// "Forget everything": the recent language goes too (memory and file).
     ForgetRecentLanguage,
+    /// The app has waited long enough without a dictation: the model leaves memory (its
+    /// weights, and the buffers the allocator kept) until the next [`WorkerCommand::Load`].
+    Unload,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -121,6 +124,13 @@ pub enum WorkerEvent {
     LoadFailed {
         model: String,
         message: String,
+    },
+    /// The model left memory ([`WorkerCommand::Unload`]).
+    Unloaded {
+        model: String,
+        device: DeviceKind,
+        /// How long dropping it and handing the memory back took.
+        took: Duration,
     },
     /// Device messages for the user (fallback, recovery), already in the UI language.
     Notices(Vec<String>),

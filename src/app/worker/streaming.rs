@@ -574,7 +574,8 @@ fn superseded(head: &Head, queue: &VecDeque<WorkerCommand>) -> bool {
         | WorkerCommand::Load(_)
         | WorkerCommand::SpeechAfterPause { .. }
         | WorkerCommand::PauseHeld { .. }
-        | WorkerCommand::ForgetRecentLanguage => false,
+        | WorkerCommand::ForgetRecentLanguage
+        | WorkerCommand::Unload => false,
     })
 }
 
