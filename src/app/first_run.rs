@@ -126,6 +126,24 @@ impl App {
         }
     }
 
+    /// macOS asks for the microphone the first time the app opens it. Opened only at key-down,
+    /// that would be the first dictation, whose words go while the question is up: when the
+    /// microphone was never asked for, it is opened once at start and closed again, so macOS
+    /// asks then.
+    pub(super) fn ask_for_microphone_if_never_asked(&self) {
+        let never_asked = crate::platform::microphone_authorization()
+            .and_then(permissions::MicrophoneAccess::from_av_status)
+            == Some(permissions::MicrophoneAccess::NotAsked);
+        let config = super::recorder_config(&self.settings);
+        if never_asked && !config.keep_open {
+            tracing::info!("microphone never asked for: opened once so that macOS asks now");
+            let mut opened = config.clone();
+            opened.keep_open = true;
+            self.recorder.send(RecorderCommand::Configure(opened));
+            self.recorder.send(RecorderCommand::Configure(config));
+        }
+    }
+
     /// A stream opened while the microphone was refused delivers silence: open it again.
     fn reopen_microphone(&self) {
         let config = super::recorder_config(&self.settings);

@@ -251,6 +251,7 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
     }
     // macOS: microphone and Accessibility, said once each with what to do (first_run.rs).
     app.warned_accessibility = app.check_permissions();
+    app.ask_for_microphone_if_never_asked();
 
     event_loop.run_return(|event, target, control_flow| {
         if shutdown::ends_the_loop(&event) {
