@@ -9,6 +9,7 @@
 //!
 //!     cargo build --release && cargo run --release --example idle_cost -- \
 //!         [--window SECS (60)] [--unload-after SECS (20)] [--mic open|closed|both (both)]
+//!         [--app PATH (target/release/whisper-dictation)]
 //!
 //! Read from /proc (Linux): CPU = utime + stime of the process, wake-ups = the sum over its
 //! threads of voluntary and involuntary context switches. Asserts nothing about figures.
@@ -40,6 +41,7 @@ fn main() -> ExitCode {
 }
 
 struct Options {
+    app: Option<PathBuf>,
     window: Duration,
     unload_after: u64,
     mics: Vec<bool>,
@@ -65,6 +67,7 @@ fn options() -> Result<Options, String> {
         Some(other) => return Err(format!("--mic {other}: open, closed or both")),
     };
     Ok(Options {
+        app: value("--app").map(PathBuf::from),
         window: Duration::from_secs(number("--window", 60)?),
         unload_after: number("--unload-after", 20)?,
         mics,
@@ -79,7 +82,10 @@ fn run() -> Result<(), String> {
         .and_then(Path::parent)
         .ok_or("this program must lie in target/<profile>/examples/")?
         .to_path_buf();
-    let app_bin = profile_dir.join("whisper-dictation");
+    let app_bin = options
+        .app
+        .clone()
+        .unwrap_or_else(|| profile_dir.join("whisper-dictation"));
     if !app_bin.is_file() {
         return Err(format!(
             "no app binary at {} (cargo build --release)",
