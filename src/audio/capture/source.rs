@@ -190,8 +190,8 @@ fn pick_device(host: &cpal::Host, wanted: &str) -> Result<cpal::Device, String> 
 /// the app sat idle with the stream open (measured on the test desktop).
 const CALLBACK_PERIOD: Duration = Duration::from_millis(20);
 /// Longer blocks for a stream kept open all day were tried: 50 ms callbacks through the same
-/// plugin woke less (233 against 403 times a second) but spun at 30 % of a core (BENCHMARKS.md,
-/// "Waiting at no cost").
+/// plugin woke less (208–222 against 350–355 times a second) but cpal's capture thread spun at
+/// 40 % of a core (BENCHMARKS.md, "Waiting at no cost").
 ///
 /// The buffer size asking for [`CALLBACK_PERIOD`]-long callbacks, within what the device allows.
 fn callback_frames(supported: &cpal::SupportedBufferSize, rate: u32) -> cpal::BufferSize {
