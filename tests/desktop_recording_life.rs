@@ -50,6 +50,10 @@ fn write_toggle_settings(state: &Path) {
         "output": "paste",
         "language": "en",
         "model": "base",
+        // (b) checks that the stream is reopened on a microphone chosen during a recording
+        // once the recording ends: the kept-open stream's path (opened on demand, the default,
+        // the next key-down simply opens the chosen one).
+        "keep_microphone_open": true,
     });
     fs::write(
         state.join("settings.json"),
