@@ -12,8 +12,9 @@
 // Linux only: X11; on macOS this file is empty.
 #![cfg(target_os = "linux")]
 
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+mod bare_xvfb;
+
+use bare_xvfb::start_xvfb;
 use std::thread;
 use std::time::{Duration, Instant};
 use whisper_dictation::platform::{Focus, FocusProbe};
@@ -21,79 +22,6 @@ use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{ConnectionExt, CreateWindowAux, InputFocus, WindowClass};
 use x11rb::rust_connection::RustConnection;
 use x11rb::{COPY_DEPTH_FROM_PARENT, COPY_FROM_PARENT, CURRENT_TIME};
-
-/// An Xvfb of this test's own, stopped (and waited for) on drop.
-struct Xvfb {
-    child: Child,
-    /// Its display number.
-    n: u32,
-    display: String,
-    /// Whether it took connections: only then are the lock and socket its own.
-    up: bool,
-}
-
-impl Drop for Xvfb {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        // Killed, it leaves its lock and socket behind (a later run would skip the number).
-        if self.up {
-            let _ = std::fs::remove_file(lock_file(self.n));
-            let _ = std::fs::remove_file(socket_file(self.n));
-        }
-    }
-}
-
-fn lock_file(n: u32) -> String {
-    format!("/tmp/.X{n}-lock")
-}
-
-fn socket_file(n: u32) -> String {
-    format!("/tmp/.X11-unix/X{n}")
-}
-
-/// Starts Xvfb on the first free display number from :600 (the shared desktop's rig uses
-/// :90–:399) and waits until it takes connections.
-fn start_xvfb() -> Xvfb {
-    for n in 600..700u32 {
-        if Path::new(&socket_file(n)).exists() || Path::new(&lock_file(n)).exists() {
-            continue;
-        }
-        let child = Command::new("Xvfb")
-            .arg(format!(":{n}"))
-            .args(["-screen", "0", "320x240x24", "-nolisten", "tcp", "-noreset"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("Xvfb: {e} (scripts/setup.sh --test installs it)"));
-        let mut xvfb = Xvfb {
-            child,
-            n,
-            display: format!(":{n}"),
-            up: false,
-        };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if x11rb::connect(Some(&xvfb.display)).is_ok() {
-                xvfb.up = true;
-                return xvfb;
-            }
-            if xvfb.child.try_wait().unwrap().is_some() {
-                break; // Another server took the number: try the next.
-            }
-            thread::sleep(Duration::from_millis(20));
-        }
-        // Still running but not answering: its files are its own.
-        xvfb.up = xvfb.child.try_wait().unwrap().is_none();
-        assert!(
-            !xvfb.up,
-            "Xvfb {} did not take connections within 10 s",
-            xvfb.display
-        );
-    }
-    panic!("no free X display number between :600 and :699");
-}
 
 /// A program's text box: a new X client, its first top-level window mapped and given the input
 /// focus (there is no window manager to do it).
@@ -136,7 +64,7 @@ fn window_id(focus: Focus) -> u32 {
 
 #[test]
 fn a_new_window_that_got_a_closed_ones_id_is_not_the_same_window() {
-    let xvfb = start_xvfb();
+    let xvfb = start_xvfb(600..700);
     std::env::set_var("DISPLAY", &xvfb.display);
     let probe = FocusProbe::new().expect("a focus probe on the Xvfb");
     // Sees a window disappear; connected before the boxes' programs, so it holds a slot of

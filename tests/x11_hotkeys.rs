@@ -10,86 +10,19 @@
 // Linux only: X11; on macOS this file is empty.
 #![cfg(target_os = "linux")]
 
+mod bare_xvfb;
+
+use bare_xvfb::start_xvfb;
 use global_hotkey::hotkey::{Code, HotKey};
 use global_hotkey::HotKeyState;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::str::FromStr;
 use std::sync::mpsc::{self, Receiver};
 use std::sync::Mutex;
 use std::thread;
 use std::time::{Duration, Instant};
 use whisper_dictation::platform::{HotkeyError, HotkeyListener};
-
-/// An Xvfb of this test's own, stopped (and waited for) on drop.
-struct Xvfb {
-    child: Child,
-    n: u32,
-    display: String,
-    /// Whether it took connections: only then are the lock and socket its own.
-    up: bool,
-}
-
-impl Drop for Xvfb {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        if self.up {
-            let _ = std::fs::remove_file(lock_file(self.n));
-            let _ = std::fs::remove_file(socket_file(self.n));
-        }
-    }
-}
-
-fn lock_file(n: u32) -> String {
-    format!("/tmp/.X{n}-lock")
-}
-
-fn socket_file(n: u32) -> String {
-    format!("/tmp/.X11-unix/X{n}")
-}
-
-/// Starts Xvfb on the first free display number from :700 (the shared desktop's rig uses
-/// :90–:399, x11_focus_identity :600–:699) and waits until it takes connections.
-fn start_xvfb() -> Xvfb {
-    for n in 700..800u32 {
-        if Path::new(&socket_file(n)).exists() || Path::new(&lock_file(n)).exists() {
-            continue;
-        }
-        let child = Command::new("Xvfb")
-            .arg(format!(":{n}"))
-            .args(["-screen", "0", "320x240x24", "-nolisten", "tcp", "-noreset"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("Xvfb: {e} (scripts/setup.sh --test installs it)"));
-        let mut xvfb = Xvfb {
-            child,
-            n,
-            display: format!(":{n}"),
-            up: false,
-        };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if x11rb::connect(Some(&xvfb.display)).is_ok() {
-                xvfb.up = true;
-                return xvfb;
-            }
-            if xvfb.child.try_wait().unwrap().is_some() {
-                break; // Another server took the number: try the next.
-            }
-            thread::sleep(Duration::from_millis(20));
-        }
-        xvfb.up = xvfb.child.try_wait().unwrap().is_none();
-        assert!(
-            !xvfb.up,
-            "Xvfb {} did not take connections within 10 s",
-            xvfb.display
-        );
-    }
-    panic!("no free X display number between :700 and :799");
-}
 
 fn xdotool(args: &[&str]) {
     let status = Command::new("xdotool")
@@ -159,7 +92,7 @@ fn switches(task: &str) -> u64 {
 
 #[test]
 fn a_held_hotkey_is_one_press_and_one_release_and_the_wait_costs_no_wake_ups() {
-    let xvfb = start_xvfb();
+    let xvfb = start_xvfb(700..800);
     std::env::set_var("DISPLAY", &xvfb.display);
     let hotkey = HotKey::from_str("ctrl+alt+space").unwrap();
     let (first, first_rx) = listener();
