@@ -444,8 +444,6 @@ impl App {
         match action {
             Action::StartRecording { id } => {
                 tracing::info!(id, "recording started");
-                // The microphone first (below): the load goes on while the person speaks.
-                let reload = self.idle.needs_reload();
                 let journal = match self.recordings.new_journal() {
                     Ok(path) => Some(path),
                     Err(e) => {
@@ -457,10 +455,8 @@ impl App {
                     self.journals.insert(id, path.clone());
                 }
                 self.recorder.send(RecorderCommand::Start { id, journal });
-                if reload {
-                    tracing::info!("model reloading at key-down");
-                    self.load_model();
-                }
+                // After the microphone's start: the load goes on while the person speaks.
+                self.reload_if_unloaded("key-down");
                 let config = self.dictation.config();
                 self.overlay
                     .recording(id, now, config.max_length, config.warn_before);
