@@ -83,9 +83,12 @@ build_packages=(pkg-config zlib1g-dev unzip ca-certificates
 test_packages=(shellcheck sox flite)
 # A virtual desktop for tests/desktop.rs and the headless demonstration (tests/rig/mod.rs);
 # webkit2gtk-driver is WebKitWebDriver, which drives the app's window in
-# tests/desktop_window_webdriver.rs.
+# tests/desktop_window_webdriver.rs. xterm and xfce4-terminal: the terminals dictated into by
+# tests/desktop_terminals.rs (xterm pastes PRIMARY with Shift+Insert; xfce4-terminal, a VTE
+# terminal that runs on Xvfb without GL, pastes with Ctrl+Shift+V).
 desktop_packages=(xvfb openbox trayer dunst xdotool xclip zenity imagemagick x11-utils
-  x11-xserver-utils pulseaudio pulseaudio-utils libasound2-plugins dbus webkit2gtk-driver)
+  x11-xserver-utils pulseaudio pulseaudio-utils libasound2-plugins dbus webkit2gtk-driver
+  xterm xfce4-terminal)
 
 install_debian_packages() {
   local wanted=("$@")

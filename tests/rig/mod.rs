@@ -8,8 +8,9 @@
 //! working in 2 s blocks, dunst (notifications), `dbus-monitor` logging every `Notify` call, and
 //! trayer (hosts the XEmbed tray icon that libayatana-appindicator falls back to).
 //! Then `play` a WAV into the fake microphone, press keys and click with xdotool, read and set
-//! the clipboard with xclip, open a GTK text box in another process (zenity), take screenshots
-//! and find the tray icon in them by colour.
+//! the clipboard with xclip, open a GTK text box in another process (zenity) or a terminal whose
+//! lines are read back (`terminal`: xterm, xfce4-terminal), take screenshots and find the tray
+//! icon in them by colour.
 //!
 //! Every process is started by this module, recorded by pid, and stopped by `stop()` or on drop:
 //! SIGTERM, a bounded wait, SIGKILL if needed, and always a `wait()` (PID 1 in the containers
@@ -31,6 +32,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Mutex;
 use std::thread;
 use std::time::{Duration, Instant};
+
+pub mod terminal;
 
 /// Screen size of the virtual display.
 pub const SCREEN: (u32, u32) = (1024, 768);
