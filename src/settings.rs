@@ -54,6 +54,12 @@ pub struct Settings {
     /// runs, and the audio callback wakes the CPU all day. Off (the default): the microphone
     /// opens at key-down and closes after the dictation.
     pub keep_microphone_open: bool,
+    /// Quiet while you speak: media players paused while the hotkey is held and resumed after
+    /// (MPRIS on Linux; the output device muted on macOS, `platform::media`). Off by default:
+    /// the app does not touch other apps unasked; with headphones nothing leaks into the
+    /// microphone, and pausing at every dictation would interrupt the music dozens of times
+    /// an hour. People who listen on speakers turn it on.
+    pub pause_media: bool,
     /// Seconds without a dictation after which the model leaves memory (0: never); the next
     /// key-down loads it again while the person speaks (`app::idle`).
     pub unload_model_after_secs: u64,
@@ -117,6 +123,7 @@ impl Default for Settings {
             input_device: String::new(),
             max_recording_secs: 120,
             keep_microphone_open: false,
+            pause_media: false,
             unload_model_after_secs: DEFAULT_UNLOAD_AFTER_SECS,
             prompt: String::new(),
             keep_recordings: 10,
@@ -329,6 +336,7 @@ mod tests {
         assert_eq!(s.model, crate::paths::DEFAULT_MODEL);
         assert_eq!(s.max_recording_secs, 120);
         assert!(!s.keep_microphone_open);
+        assert!(!s.pause_media, "other apps are not touched unasked");
         assert_eq!(s.unload_model_after_secs, 600);
     }
 

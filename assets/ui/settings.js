@@ -132,10 +132,10 @@
     return node;
   }
 
-  function switchField(key, label) {
+  function switchField(key, label, hint) {
     const box = el("input", { type: "checkbox" });
     box.addEventListener("change", () => send({ cmd: "set", key, value: box.checked }));
-    const node = row(key, label, box);
+    const node = row(key, label, box, hint);
     node.classList.add("switch");
     fields[key] = { row: node, update(v) { box.checked = !!v[key]; } };
     return node;
@@ -253,6 +253,7 @@
       switchField("log_text", L.log_text),
       el("h2", { textContent: L.section_recording }),
       switchField("keep_microphone_open", L.keep_microphone_open),
+      switchField("pause_media", L.pause_media, L.pause_media_hint),
       selectField("unload_model_after_secs", L.unload_model, () => [["0", L.unload_never]].concat(
         [5, 10, 30, 60].map((n) => [String(n * 60), L.minutes.replace("{n}", n)])), L.unload_model_hint),
       textField("max_recording_secs", L.max_recording_secs, L.max_recording_hint, "days"),

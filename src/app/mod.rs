@@ -38,6 +38,7 @@ pub mod notify;
 pub mod output;
 pub mod overlay;
 pub mod privacy;
+mod quiet;
 mod recovery;
 mod results;
 pub mod retry;
@@ -242,6 +243,7 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         history_window: window::HistoryWindow::default(),
         idle: idle::IdleUnload::new(settings_unload_after),
         microphone_starts: idle::MicrophoneStarts::default(),
+        quiet: quiet::Quiet::default(),
     };
     app.load_model();
     app.suggest_model_once();
@@ -392,6 +394,8 @@ struct App {
     idle: idle::IdleUnload,
     /// How fast the microphones opened at key-down start (idle.rs).
     microphone_starts: idle::MicrophoneStarts,
+    /// Media paused while recording (quiet.rs).
+    quiet: quiet::Quiet,
 }
 
 impl App {
@@ -437,6 +441,7 @@ impl App {
         for action in self.dictation.handle(input, now) {
             self.act(action, now);
         }
+        self.keep_quiet();
         self.refresh();
     }
 

@@ -72,6 +72,7 @@ impl App {
             let _ = self.hotkeys.unregister(hotkey);
         }
         self.worker.stop_now();
+        self.quiet.end();
         let unfinished = self.dictation.queued();
         match ending {
             Ending::Asked => tracing::info!(

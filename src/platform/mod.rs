@@ -10,6 +10,7 @@ mod hotkeys;
 mod input;
 mod key_access;
 mod keyboard_layout;
+pub mod media;
 mod notifications;
 mod power;
 

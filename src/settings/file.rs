@@ -49,12 +49,13 @@ pub enum SettingKey {
     HistoryAudioDays,
     MaxRecordingSecs,
     KeepMicrophoneOpen,
+    PauseMedia,
     UnloadModelAfterSecs,
     LogText,
 }
 
 impl SettingKey {
-    pub const ALL: [SettingKey; 23] = [
+    pub const ALL: [SettingKey; 24] = [
         SettingKey::Model,
         SettingKey::Language,
         SettingKey::Device,
@@ -76,6 +77,7 @@ impl SettingKey {
         SettingKey::HistoryAudioDays,
         SettingKey::MaxRecordingSecs,
         SettingKey::KeepMicrophoneOpen,
+        SettingKey::PauseMedia,
         SettingKey::UnloadModelAfterSecs,
         SettingKey::LogText,
     ];
@@ -104,6 +106,7 @@ impl SettingKey {
             SettingKey::HistoryAudioDays => "history_audio_days",
             SettingKey::MaxRecordingSecs => "max_recording_secs",
             SettingKey::KeepMicrophoneOpen => "keep_microphone_open",
+            SettingKey::PauseMedia => "pause_media",
             SettingKey::UnloadModelAfterSecs => "unload_model_after_secs",
             SettingKey::LogText => "log_text",
         }
@@ -139,6 +142,7 @@ impl SettingKey {
             SettingKey::HistoryAudioDays => Value::from(settings.history_audio_days),
             SettingKey::MaxRecordingSecs => Value::from(settings.max_recording_secs),
             SettingKey::KeepMicrophoneOpen => Value::from(settings.keep_microphone_open),
+            SettingKey::PauseMedia => Value::from(settings.pause_media),
             SettingKey::UnloadModelAfterSecs => Value::from(settings.unload_model_after_secs),
             SettingKey::LogText => Value::from(settings.log_text),
         }

@@ -62,6 +62,8 @@ pub enum Change {
     MaxRecordingSecs(u32),
     /// Keep the microphone open between dictations (the pre-roll before the hotkey).
     KeepMicrophoneOpen(bool),
+    /// Pause media players while the hotkey is held (quiet while you speak).
+    PauseMedia(bool),
     /// Seconds without a dictation before the model leaves memory (0: never).
     UnloadModelAfterSecs(u64),
     /// Write dictated text into the log (for a bug report).
@@ -93,6 +95,7 @@ impl Change {
             Change::HistoryAudioDays(_) => "history_audio_days",
             Change::MaxRecordingSecs(_) => "max_recording_secs",
             Change::KeepMicrophoneOpen(_) => "keep_microphone_open",
+            Change::PauseMedia(_) => "pause_media",
             Change::UnloadModelAfterSecs(_) => "unload_model_after_secs",
             Change::LogText(_) => "log_text",
         }
@@ -269,6 +272,7 @@ pub struct FormValues {
     pub history_audio_days: u32,
     pub max_recording_secs: u32,
     pub keep_microphone_open: bool,
+    pub pause_media: bool,
     /// Seconds as text, as the page's choice list holds them.
     pub unload_model_after_secs: String,
     pub log_text: bool,
@@ -317,6 +321,7 @@ impl FormValues {
                 .max_recording_secs
                 .clamp(*RECORDING_SECS.start(), *RECORDING_SECS.end()),
             keep_microphone_open: settings.keep_microphone_open,
+            pause_media: settings.pause_media,
             unload_model_after_secs: settings.unload_model_after_secs.to_string(),
             log_text: settings.log_text,
         }
@@ -374,6 +379,7 @@ pub fn check(key: &str, value: &Value, choices: &FormChoices) -> Result<Change, 
         "history_audio_days" => days(value).map(Change::HistoryAudioDays),
         "max_recording_secs" => recording_secs(value).map(Change::MaxRecordingSecs),
         "keep_microphone_open" => boolean(value).map(Change::KeepMicrophoneOpen),
+        "pause_media" => boolean(value).map(Change::PauseMedia),
         "unload_model_after_secs" => unload_secs(value).map(Change::UnloadModelAfterSecs),
         "log_text" => boolean(value).map(Change::LogText),
         _ => Err(Problem::UnknownSetting),

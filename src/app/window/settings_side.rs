@@ -136,6 +136,14 @@ impl App {
                 self.window_shows_settings();
                 None
             }
+            Change::PauseMedia(on) => {
+                self.settings.pause_media = on;
+                self.save_choice(SettingKey::PauseMedia);
+                // Turned off during a recording: the players are given back now.
+                self.keep_quiet();
+                self.window_shows_settings();
+                None
+            }
             Change::UnloadModelAfterSecs(secs) => {
                 self.settings.unload_model_after_secs = secs;
                 self.save_choice(SettingKey::UnloadModelAfterSecs);

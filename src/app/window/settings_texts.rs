@@ -62,6 +62,8 @@ pub struct SettingsLabels {
     pub days_hint: &'static str,
     pub log_text: &'static str,
     pub keep_microphone_open: &'static str,
+    pub pause_media: &'static str,
+    pub pause_media_hint: &'static str,
     pub unload_model: &'static str,
     pub unload_model_hint: &'static str,
     pub unload_never: &'static str,
@@ -135,6 +137,8 @@ pub fn labels(lang: UiLang) -> SettingsLabels {
         days_hint: l.days_hint,
         log_text: l.log_text,
         keep_microphone_open: l.keep_microphone_open,
+        pause_media: l.pause_media,
+        pause_media_hint: l.pause_media_hint,
         unload_model: l.unload_model,
         unload_model_hint: l.unload_model_hint,
         unload_never: l.unload_never,
@@ -181,6 +185,12 @@ pub fn labels(lang: UiLang) -> SettingsLabels {
             keep_microphone_open: "Keep the microphone open between dictations (for a \
                                    microphone slow to start, e.g. Bluetooth: the microphone \
                                    indicator then stays on, and waiting costs ~1 % of a core)",
+            pause_media: "Pause music and videos while you speak",
+            pause_media_hint: "Players are paused while the hotkey is held and resumed after; \
+                               one you paused yourself stays paused. Linux: players that \
+                               speak MPRIS (most, and browsers). macOS: the sound output is \
+                               muted instead. Off by default: with headphones nothing reaches \
+                               the microphone.",
             unload_model: "Free the model's memory when idle",
             unload_model_hint: "The next dictation loads it again while you speak.",
             unload_never: "Never",
@@ -228,6 +238,13 @@ pub fn labels(lang: UiLang) -> SettingsLabels {
             keep_microphone_open: "Mikrofon otwarty między dyktowaniami (dla mikrofonu, który \
                                    wolno startuje, np. Bluetooth: wskaźnik mikrofonu świeci \
                                    wtedy stale, a czekanie kosztuje ~1 % rdzenia)",
+            pause_media: "Wstrzymuj muzykę i filmy, gdy mówisz",
+            pause_media_hint: "Odtwarzacze są wstrzymywane, gdy skrót jest wciśnięty, i \
+                               wznawiane po nim; ten wstrzymany przez Ciebie zostaje \
+                               wstrzymany. Linux: odtwarzacze obsługujące MPRIS (większość, \
+                               także przeglądarki). macOS: zamiast tego wyciszany jest \
+                               dźwięk. Domyślnie wyłączone: ze słuchawkami nic nie trafia do \
+                               mikrofonu.",
             unload_model: "Zwalniaj pamięć modelu, gdy nieużywany",
             unload_model_hint: "Następne dyktowanie wczyta go ponownie, gdy mówisz.",
             unload_never: "Nigdy",
@@ -274,6 +291,8 @@ struct Common {
     days_hint: &'static str,
     log_text: &'static str,
     keep_microphone_open: &'static str,
+    pause_media: &'static str,
+    pause_media_hint: &'static str,
     unload_model: &'static str,
     unload_model_hint: &'static str,
     unload_never: &'static str,

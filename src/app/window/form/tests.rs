@@ -310,6 +310,9 @@ fn recording_length_microphone_and_text_logging() {
         ok("keep_microphone_open", json!(false)),
         Change::KeepMicrophoneOpen(false)
     );
+    assert_eq!(ok("pause_media", json!(true)), Change::PauseMedia(true));
+    assert_eq!(problem("pause_media", json!("on")), Problem::WrongType);
+    assert!(!FormValues::of(&Settings::default()).pause_media);
     assert_eq!(ok("log_text", json!(true)), Change::LogText(true));
     assert_eq!(problem("log_text", json!("yes")), Problem::WrongType);
     // The form shows the length the app uses (it clamps what the file says).
