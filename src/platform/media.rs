@@ -83,12 +83,16 @@ const MPRIS_PREFIX: &str = "org.mpris.MediaPlayer2.";
 /// unless it is muted already (or cannot be: no volume control gives `missing value`), says on
 /// its first line whether it did (`muted` / `left`), then, if it did, waits for its standard
 /// input to close (the app closes it after the dictation; the kernel closes it when the app
-/// dies) and unmutes. Portable shell, so Linux tests run it with a stand-in `osascript`.
-pub const GUARD_SCRIPT: &str = r#"m=$("$1" -e 'if (output muted of (get volume settings)) is false then' -e 'set volume with output muted' -e 'return "muted"' -e 'end if' -e 'return "left"' 2>/dev/null)
+/// dies) and unmutes. It ignores the signals a terminal or a logout sends to the app's whole
+/// process group (Ctrl+C's SIGINT, SIGHUP, SIGTERM): killed with the app, it could not unmute;
+/// it ends when the pipe closes. Portable shell, so Linux tests run it with a stand-in
+/// `osascript`.
+pub const GUARD_SCRIPT: &str = r#"trap '' INT HUP TERM
+m=$("$1" -e 'if (output muted of (get volume settings)) is false then' -e 'set volume with output muted' -e 'return "muted"' -e 'end if' -e 'return "left"' 2>/dev/null)
 [ "$m" = muted ] || { echo left; exit 0; }
 echo muted
 while read -r _; do :; done
-"$1" -e 'set volume without output muted'
+"$1" -e 'set volume without output muted' >/dev/null 2>&1
 "#;
 
 /// What the guard's first line says (`None`: it said nothing, it failed).
@@ -473,6 +477,16 @@ esac
             .read_line(&mut line)
             .unwrap();
         assert_eq!(guard_muted(&line), Some(true), "{line:?}");
+        assert_eq!(muted(dir.path()), "true");
+        // Ctrl+C in the app's terminal reaches its whole process group, the guard too: it
+        // stays, still holding the mute until the pipe closes.
+        // SAFETY: kill(2) on the pid of our own child, not yet waited for.
+        unsafe { libc::kill(guard.id() as i32, libc::SIGINT) };
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        assert!(
+            guard.try_wait().unwrap().is_none(),
+            "SIGINT ended the guard"
+        );
         assert_eq!(muted(dir.path()), "true");
         app.kill().unwrap(); // SIGKILL
         app.wait().unwrap();
