@@ -15,6 +15,7 @@ use std::fs::{self, File};
 use std::io;
 use std::path::PathBuf;
 use std::process::{Child, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -24,6 +25,10 @@ const LINE_READER: &str = r#"#!/bin/sh
 : > "$READY"
 while IFS= read -r line; do printf '%s\n' "$line" >> "$OUT"; done
 "#;
+
+/// Terminals opened so far, to place each one below the one before (three rows of the screen),
+/// so a screenshot shows them all.
+static OPENED: AtomicU32 = AtomicU32::new(0);
 
 /// The terminals this module can start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,11 +82,15 @@ impl<'d> Terminal<'d> {
         let _ = fs::remove_file(&ready);
         File::create(&lines)?;
         let (_, out, errf) = desktop.log_file(&format!("terminal-{title}"))?;
+        let place = format!(
+            "100x8+40+{}",
+            60 + 220 * (OPENED.fetch_add(1, Ordering::SeqCst) % 3)
+        );
         let mut cmd = desktop.command(program);
         match kind {
             // `-e` must come last: the rest of the line is the command.
             Kind::Xterm => {
-                cmd.args(["-title", title, "-geometry", "100x8+40+120", "-e", "sh"])
+                cmd.args(["-title", title, "-geometry", &place, "-e", "sh"])
                     .arg(&script);
             }
             // Its own process (no server instance found on the bus to hand the window to),
@@ -91,8 +100,8 @@ impl<'d> Terminal<'d> {
                     "--disable-server",
                     "--hide-menubar",
                     "--dynamic-title-mode=none",
-                    "--geometry=100x8+40+420",
                 ])
+                .arg(format!("--geometry={place}"))
                 .arg(format!("--title={title}"))
                 .arg("-x")
                 .arg("sh")
