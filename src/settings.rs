@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 pub mod file;
+pub mod modes;
 
 pub const SETTINGS_FILE: &str = "settings.json";
 pub const SCHEMA_VERSION: u32 = 1;
@@ -104,6 +105,10 @@ pub struct Settings {
     /// log holds lengths, timings and ids only). `WHISPER_DICTATION_LOG_TEXT=1` does the same
     /// for one run. A hand edit applies without a restart.
     pub log_text: bool,
+    /// Per-app modes: rules that match the app a dictation goes into and set its output,
+    /// paste keys, language, prompt, vocabulary, … there ([`modes`]). Built-in rules for the
+    /// Linux terminals apply after these.
+    pub modes: Vec<modes::AppMode>,
 }
 
 impl Default for Settings {
@@ -139,6 +144,7 @@ impl Default for Settings {
             spoken_commands: true,
             remove_fillers: true,
             log_text: false,
+            modes: Vec::new(),
         }
     }
 }

@@ -52,10 +52,11 @@ pub enum SettingKey {
     PauseMedia,
     UnloadModelAfterSecs,
     LogText,
+    Modes,
 }
 
 impl SettingKey {
-    pub const ALL: [SettingKey; 24] = [
+    pub const ALL: [SettingKey; 25] = [
         SettingKey::Model,
         SettingKey::Language,
         SettingKey::Device,
@@ -80,6 +81,7 @@ impl SettingKey {
         SettingKey::PauseMedia,
         SettingKey::UnloadModelAfterSecs,
         SettingKey::LogText,
+        SettingKey::Modes,
     ];
 
     /// The key in settings.json (the field's name).
@@ -109,6 +111,7 @@ impl SettingKey {
             SettingKey::PauseMedia => "pause_media",
             SettingKey::UnloadModelAfterSecs => "unload_model_after_secs",
             SettingKey::LogText => "log_text",
+            SettingKey::Modes => "modes",
         }
     }
 
@@ -145,6 +148,7 @@ impl SettingKey {
             SettingKey::PauseMedia => Value::from(settings.pause_media),
             SettingKey::UnloadModelAfterSecs => Value::from(settings.unload_model_after_secs),
             SettingKey::LogText => Value::from(settings.log_text),
+            SettingKey::Modes => serde_json::to_value(&settings.modes).unwrap_or(Value::Null),
         }
     }
 }
