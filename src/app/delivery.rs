@@ -86,6 +86,7 @@ mod tests {
             focus,
             sent: sent.clone(),
             not_pasted: None,
+            pressed_after: None,
         });
         sent
     }
@@ -157,6 +158,7 @@ mod tests {
             focus: None,
             sent: "Kept.".into(),
             not_pasted: Some(NotPasted::KeysHeld),
+            pressed_after: None,
         });
         assert_eq!(last.join(Some(BOX_A), t0, "Next."), "Next.");
     }

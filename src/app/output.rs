@@ -6,7 +6,7 @@
 
 use super::delivery::LastDelivery;
 use crate::command_thread::CommandThread;
-use crate::inject::{Delivered, InjectError, Injector, OutputMode};
+use crate::inject::{Delivered, InjectError, Injector, Keystrokes, OutputMode};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -33,6 +33,10 @@ pub enum OutputCommand {
         id: u64,
         text: String,
         mode: OutputMode,
+        /// The paste keystroke and the key after the text, from the dictation's mode.
+        keys: Keystrokes,
+        /// Whether the text may continue the one before with a space (the mode's choice).
+        join_previous: bool,
     },
     /// Put a text on the clipboard (the menu's recent transcripts).
     Copy(String),
@@ -92,9 +96,18 @@ impl Output {
                     continue;
                 };
                 match command {
-                    OutputCommand::Deliver { id, text, mode } => {
-                        let joined = |focus| last.join(focus, Instant::now(), &text);
-                        let outcome = injector.deliver(&text, mode, &|| hotkey.get(), joined);
+                    OutputCommand::Deliver {
+                        id,
+                        text,
+                        mode,
+                        keys,
+                        join_previous,
+                    } => {
+                        let joined = |focus| match join_previous {
+                            true => last.join(focus, Instant::now(), &text),
+                            false => text.clone(),
+                        };
+                        let outcome = injector.deliver(&text, mode, keys, &|| hotkey.get(), joined);
                         emit(match outcome {
                             Ok(delivered) => {
                                 last.record(&delivered);

@@ -31,8 +31,10 @@ pub mod modifiers;
 pub mod paste_key;
 
 use crate::platform::{
-    send_paste_shortcut, Focus, FocusProbe, ModifierProbe, Modifiers, PASTE_MODIFIERS,
+    paste_modifiers, send_key_after, send_paste_shortcut, Focus, FocusProbe, ModifierProbe,
+    Modifiers,
 };
+use crate::settings::modes::{PasteKeys, PressAfter};
 use enigo::{Enigo, Keyboard};
 use keyboard_access::KeyboardSlot;
 use std::time::{Duration, Instant};
@@ -71,6 +73,23 @@ impl OutputMode {
             OutputMode::Paste => "paste",
             OutputMode::Type => "type",
             OutputMode::Copy => "copy",
+        }
+    }
+}
+
+/// How a per-app mode (`settings::modes`) delivers: the paste keystroke and a key after.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Keystrokes {
+    pub paste: PasteKeys,
+    pub after: PressAfter,
+}
+
+impl Keystrokes {
+    /// The system's paste, nothing after.
+    pub fn system() -> Keystrokes {
+        Keystrokes {
+            paste: PasteKeys::system(crate::platform::IS_MACOS),
+            after: PressAfter::Nothing,
         }
     }
 }
@@ -161,6 +180,8 @@ pub struct Delivered {
     pub sent: String,
     /// Set when keystrokes were meant but the text was left on the clipboard.
     pub not_pasted: Option<NotPasted>,
+    /// The key pressed after the text (a mode's Enter), when one was.
+    pub pressed_after: Option<PressAfter>,
 }
 
 impl Delivered {
@@ -222,6 +243,7 @@ impl Injector {
         &mut self,
         text: &str,
         mode: OutputMode,
+        keys: Keystrokes,
         hotkey_held: &dyn Fn() -> bool,
         join: impl FnOnce(Option<Focus>) -> String,
     ) -> Result<Delivered, InjectError> {
@@ -260,8 +282,11 @@ impl Injector {
         let sent = join(focus);
         let mut delivered = match mode {
             OutputMode::Type => self.type_text(&sent, hotkey_held)?,
-            _ => self.paste(&sent, hotkey_held)?,
+            _ => self.paste(&sent, keys.paste, hotkey_held)?,
         };
+        if delivered.not_pasted.is_none() && keys.after != PressAfter::Nothing {
+            self.press_after(keys.after, &mut delivered, hotkey_held)?;
+        }
         delivered.waited_for_modifiers = waited;
         delivered.waited_for_hotkey = waited_for_hotkey;
         delivered.focus = focus;
@@ -309,19 +334,36 @@ impl Injector {
     fn paste(
         &mut self,
         text: &str,
+        keys: PasteKeys,
         hotkey_held: &dyn Fn() -> bool,
     ) -> Result<Delivered, InjectError> {
         // Only text can be put back; an image or file list on the clipboard is replaced.
         let previous = self.clipboard.get_text().ok();
         self.put_on_clipboard(text, excluded_from_history(OutputMode::Paste))?;
+        // xterm's Shift+Insert pastes the PRIMARY selection: the text goes there too, and the
+        // person's selection text comes back after, as the clipboard's does.
+        let previous_primary = if keys == PasteKeys::ShiftInsert {
+            let previous = crate::platform::primary_text(&mut self.clipboard);
+            crate::platform::set_primary_text(&mut self.clipboard, text)
+                .map_err(|e| InjectError::Clipboard(e.to_string()))?;
+            previous
+        } else {
+            None
+        };
         let ours = crate::platform::clipboard_change_count();
         let before = self.held_modifiers();
         let keyboard = self.keyboard.current().expect("paste needs the keyboard");
-        send_paste_shortcut(keyboard, paste_key::v_key_code())
+        send_paste_shortcut(keyboard, paste_key::v_key_code(), keys)
             .map_err(|e| InjectError::Keyboard(e.to_string()))?;
         let pasted = Instant::now();
         let after = self.held_modifiers();
-        let as_is = modifiers::sent_as_is(before, after, PASTE_MODIFIERS, hotkey_held());
+        let as_is = modifiers::sent_as_is(before, after, paste_modifiers(keys), hotkey_held());
+        if let Some(previous) = previous_primary.filter(|_| as_is) {
+            std::thread::sleep(RESTORE_DELAY);
+            if crate::platform::primary_text(&mut self.clipboard).as_deref() == Some(text) {
+                let _ = crate::platform::set_primary_text(&mut self.clipboard, &previous);
+            }
+        }
         if !as_is {
             // Maybe not pasted: the text stays on the clipboard for the person.
             return Ok(self.sent(OutputMode::Paste, text, pasted, false, false));
@@ -341,6 +383,31 @@ impl Injector {
             }
         }
         Ok(self.sent(OutputMode::Paste, text, pasted, restored, true))
+    }
+
+    /// Presses the mode's key after the text (Enter in a chat box) once the text is in; a
+    /// modifier pressed meanwhile makes it count as not sent as is, like the paste.
+    fn press_after(
+        &mut self,
+        after: PressAfter,
+        delivered: &mut Delivered,
+        hotkey_held: &dyn Fn() -> bool,
+    ) -> Result<(), InjectError> {
+        let before = self.held_modifiers();
+        let keyboard = self.keyboard.current().expect("keys were sent");
+        send_key_after(keyboard, after).map_err(|e| InjectError::Keyboard(e.to_string()))?;
+        let own = match after {
+            PressAfter::ShiftEnter => paste_modifiers(PasteKeys::ShiftInsert),
+            PressAfter::CtrlEnter => paste_modifiers(PasteKeys::CtrlV),
+            PressAfter::CmdEnter => paste_modifiers(PasteKeys::CmdV),
+            PressAfter::Nothing | PressAfter::Enter => Modifiers::NONE,
+        };
+        let after_keys = self.held_modifiers();
+        if !modifiers::sent_as_is(before, after_keys, own, hotkey_held()) {
+            tracing::warn!("a modifier went down while the key after the text was pressed");
+        }
+        delivered.pressed_after = Some(after);
+        Ok(())
     }
 
     fn held_modifiers(&self) -> Option<Modifiers> {
@@ -393,6 +460,7 @@ impl Injector {
             focus: None,
             sent: text.to_string(),
             not_pasted,
+            pressed_after: None,
         }
     }
 
@@ -414,6 +482,7 @@ impl Injector {
             focus: None,
             sent: text.to_string(),
             not_pasted: (!as_is).then_some(NotPasted::KeysPressedMeanwhile),
+            pressed_after: None,
         }
     }
 }
@@ -494,6 +563,7 @@ mod tests {
             focus: None,
             sent: "hasło".into(),
             not_pasted: Some(NotPasted::SecureInput),
+            pressed_after: None,
         };
         assert!(!delivered.inserted());
         assert_eq!(NotPasted::SecureInput.reason(), "secure_input");

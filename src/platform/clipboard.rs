@@ -36,3 +36,44 @@ pub fn set_clipboard_text(
         clipboard.set_text(text)
     }
 }
+
+/// The X11 PRIMARY selection's text (what xterm's Shift+Insert pastes); `None` off X11 or when
+/// it holds no text.
+pub fn primary_text(clipboard: &mut arboard::Clipboard) -> Option<String> {
+    #[cfg(target_os = "linux")]
+    {
+        use arboard::{GetExtLinux, LinuxClipboardKind};
+        clipboard
+            .get()
+            .clipboard(LinuxClipboardKind::Primary)
+            .text()
+            .ok()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = clipboard;
+        None
+    }
+}
+
+/// Puts `text` on the X11 PRIMARY selection as well (kept out of clipboard history); nothing
+/// off X11, where there is no such selection.
+pub fn set_primary_text(
+    clipboard: &mut arboard::Clipboard,
+    text: &str,
+) -> Result<(), arboard::Error> {
+    #[cfg(target_os = "linux")]
+    {
+        use arboard::{LinuxClipboardKind, SetExtLinux};
+        clipboard
+            .set()
+            .clipboard(LinuxClipboardKind::Primary)
+            .exclude_from_history()
+            .text(text)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (clipboard, text);
+        Ok(())
+    }
+}

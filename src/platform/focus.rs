@@ -143,6 +143,23 @@ pub fn class_of_wm_class(value: &[u8]) -> Option<String> {
     (!name.is_empty()).then(|| name.chars().take(100).collect())
 }
 
+/// Both names of an X11 `WM_CLASS` value, instance then class, the empty ones left out
+/// ("xterm\0XTerm\0" → ["xterm", "XTerm"]).
+pub fn names_of_wm_class(value: &[u8]) -> Vec<String> {
+    value
+        .split(|&b| b == 0)
+        .map(|part| {
+            String::from_utf8_lossy(part)
+                .trim()
+                .chars()
+                .take(200)
+                .collect::<String>()
+        })
+        .filter(|name| !name.is_empty())
+        .take(2)
+        .collect()
+}
+
 #[cfg(target_os = "linux")]
 struct X11Focus {
     conn: x11rb::rust_connection::RustConnection,
@@ -343,6 +360,67 @@ impl FocusProbe {
         }
     }
 
+    /// The names the app that has the focus now goes by, for the per-app modes
+    /// (`settings::modes`): the X11 `WM_CLASS` instance and class, the macOS bundle id and the
+    /// app's name. `None` when the focus or its app cannot be read.
+    pub fn focused_app_names(&self) -> Option<crate::settings::modes::AppNames> {
+        let focus = self.focused()?;
+        #[cfg(target_os = "linux")]
+        {
+            use x11rb::protocol::xproto::{AtomEnum, ConnectionExt};
+            let Focus::Window { id: window, .. } = focus else {
+                return None;
+            };
+            let reply = self
+                .x11
+                .conn
+                .get_property(false, window, AtomEnum::WM_CLASS, AtomEnum::STRING, 0, 64)
+                .ok()?
+                .reply()
+                .ok()?;
+            let names = names_of_wm_class(&reply.value);
+            (!names.is_empty()).then_some(crate::settings::modes::AppNames(names))
+        }
+        #[cfg(target_os = "macos")]
+        {
+            use objc2::runtime::{AnyClass, AnyObject};
+            let Focus::App { pid, .. } = focus else {
+                return None;
+            };
+            let class = AnyClass::get(c"NSRunningApplication")?;
+            let mut names = Vec::new();
+            objc2::rc::autoreleasepool(|_| {
+                // SAFETY: as in `app_name`; -bundleIdentifier is an NSString or nil
+                // (objc2-app-kit 0.3.2, NSRunningApplication.rs).
+                unsafe {
+                    let app: *mut AnyObject =
+                        objc2::msg_send![class, runningApplicationWithProcessIdentifier: pid];
+                    if app.is_null() {
+                        return;
+                    }
+                    let id: *mut AnyObject = objc2::msg_send![app, bundleIdentifier];
+                    if !id.is_null() {
+                        let utf8: *const std::ffi::c_char = objc2::msg_send![id, UTF8String];
+                        if !utf8.is_null() {
+                            names.push(
+                                std::ffi::CStr::from_ptr(utf8)
+                                    .to_string_lossy()
+                                    .into_owned(),
+                            );
+                        }
+                    }
+                }
+            });
+            names.extend(self.app_name(focus));
+            (!names.is_empty()).then_some(crate::settings::modes::AppNames(names))
+        }
+        #[cfg(not(any(target_os = "linux", target_os = "macos")))]
+        {
+            let _ = focus;
+            None
+        }
+    }
+
     /// The name of the app that `focus` belongs to, as the system names it; `None` when it
     /// cannot be told.
     pub fn app_name(&self, focus: Focus) -> Option<String> {
@@ -418,6 +496,9 @@ mod tests {
             Some("Zenity")
         );
         assert_eq!(class_of_wm_class(b"xterm\0").as_deref(), Some("xterm"));
+        assert_eq!(names_of_wm_class(b"xterm\0XTerm\0"), ["xterm", "XTerm"]);
+        assert_eq!(names_of_wm_class(b"\0Gedit\0"), ["Gedit"]);
+        assert!(names_of_wm_class(b"").is_empty());
         assert_eq!(class_of_wm_class(b"\0\0"), None);
         assert_eq!(class_of_wm_class(b""), None);
     }

@@ -14,9 +14,10 @@ pub mod media;
 mod notifications;
 mod power;
 
-pub use clipboard::set_clipboard_text;
+use crate::settings::modes::{PasteKeys, PressAfter};
+pub use clipboard::{primary_text, set_clipboard_text, set_primary_text};
 pub use file_modes::{dir_builder_mode, mode_of, open_options_mode, set_mode};
-pub use focus::{class_of_wm_class, front_window_of, Focus, FocusProbe};
+pub use focus::{class_of_wm_class, front_window_of, names_of_wm_class, Focus, FocusProbe};
 pub use hotkeys::{HotkeyError, HotkeyListener};
 pub use input::{clipboard_change_count, prime_keyboard_events, symbolic_hotkeys_plist};
 pub use key_access::{ask_for_accessibility, secure_input_enabled};
@@ -184,8 +185,7 @@ impl Modifiers {
     }
 }
 
-/// The modifier of the paste shortcut [`send_paste_shortcut`] sends: Command on macOS, Control
-/// elsewhere. Held while the shortcut is sent, it is its own, not a foreign one.
+/// The modifier of the system's paste shortcut: Command on macOS, Control elsewhere.
 pub const PASTE_MODIFIERS: Modifiers = Modifiers {
     control: !IS_MACOS,
     command: IS_MACOS,
@@ -273,26 +273,105 @@ impl ModifierProbe {
     }
 }
 
-/// Sends the system's paste shortcut by key: on macOS Cmd + the virtual key code `v_key`, the
-/// key that types "v" with ⌘ held in the person's layout (`inject::paste_key`, read on the main
-/// thread: enigo's own `Key::Unicode` lookup would read the layout on this, the output, thread);
-/// Ctrl+V on X11, where applications match shortcuts by keysym, so enigo's keysym lookup finds
-/// the key that types "v" in the active layout (`v_key` unused).
-pub fn send_paste_shortcut(enigo: &mut enigo::Enigo, v_key: u16) -> enigo::InputResult<()> {
+/// The modifiers a paste keystroke holds: its own, not foreign ones.
+pub fn paste_modifiers(keys: PasteKeys) -> Modifiers {
+    match keys {
+        PasteKeys::CtrlV => Modifiers {
+            control: true,
+            ..Modifiers::NONE
+        },
+        PasteKeys::CtrlShiftV => Modifiers {
+            control: true,
+            shift: true,
+            ..Modifiers::NONE
+        },
+        PasteKeys::ShiftInsert => Modifiers {
+            shift: true,
+            ..Modifiers::NONE
+        },
+        PasteKeys::CmdV => Modifiers {
+            command: true,
+            ..Modifiers::NONE
+        },
+    }
+}
+
+/// Sends a paste keystroke by key: on macOS Cmd + the virtual key code `v_key`, the key that
+/// types "v" with ⌘ held in the person's layout (`inject::paste_key`, read on the main thread:
+/// enigo's own `Key::Unicode` lookup would read the layout on this, the output, thread);
+/// on X11, where applications match shortcuts by keysym, enigo's keysym lookup finds the key
+/// that types "v" in the active layout (`v_key` unused): Ctrl+V, Ctrl+Shift+V (terminals) or
+/// Shift+Insert (xterm). A keystroke of the other OS is sent as this OS's own paste.
+pub fn send_paste_shortcut(
+    enigo: &mut enigo::Enigo,
+    v_key: u16,
+    keys: PasteKeys,
+) -> enigo::InputResult<()> {
     use enigo::{Direction, Key, Keyboard};
+    let keys = if keys.on(IS_MACOS) {
+        keys
+    } else {
+        PasteKeys::system(IS_MACOS)
+    };
     #[cfg(target_os = "macos")]
-    let (modifier, press_v) = (Key::Meta, |e: &mut enigo::Enigo| {
+    let press_key = |e: &mut enigo::Enigo| {
+        let _ = keys;
         e.raw(v_key, Direction::Click)
-    });
+    };
     #[cfg(not(target_os = "macos"))]
-    let (modifier, press_v) = (Key::Control, |e: &mut enigo::Enigo| {
+    let press_key = |e: &mut enigo::Enigo| {
         let _ = v_key;
-        e.key(Key::Unicode('v'), Direction::Click)
-    });
-    enigo.key(modifier, Direction::Press)?;
-    let pressed = press_v(enigo);
-    let released = enigo.key(modifier, Direction::Release);
-    pressed.and(released)
+        match keys {
+            PasteKeys::ShiftInsert => e.key(Key::Insert, Direction::Click),
+            _ => e.key(Key::Unicode('v'), Direction::Click),
+        }
+    };
+    let held: Vec<Key> = match keys {
+        PasteKeys::CtrlV => vec![Key::Control],
+        PasteKeys::CtrlShiftV => vec![Key::Control, Key::Shift],
+        PasteKeys::ShiftInsert => vec![Key::Shift],
+        PasteKeys::CmdV => vec![Key::Meta],
+    };
+    press_with(enigo, &held, press_key)
+}
+
+/// Presses `after` (Enter, Shift+Enter, …) once; nothing for [`PressAfter::Nothing`].
+pub fn send_key_after(enigo: &mut enigo::Enigo, after: PressAfter) -> enigo::InputResult<()> {
+    use enigo::{Direction, Key, Keyboard};
+    let held: Vec<Key> = match after {
+        PressAfter::Nothing => return Ok(()),
+        PressAfter::Enter => vec![],
+        PressAfter::ShiftEnter => vec![Key::Shift],
+        PressAfter::CtrlEnter => vec![Key::Control],
+        PressAfter::CmdEnter => vec![Key::Meta],
+    };
+    press_with(enigo, &held, |e| e.key(Key::Return, Direction::Click))
+}
+
+/// Holds `held` (in order), runs `press`, lets them go (in reverse order), whatever failed.
+fn press_with(
+    enigo: &mut enigo::Enigo,
+    held: &[enigo::Key],
+    press: impl FnOnce(&mut enigo::Enigo) -> enigo::InputResult<()>,
+) -> enigo::InputResult<()> {
+    use enigo::{Direction, Keyboard};
+    let mut result = Ok(());
+    let mut down = 0;
+    for key in held {
+        result = enigo.key(*key, Direction::Press);
+        if result.is_err() {
+            break;
+        }
+        down += 1;
+    }
+    if result.is_ok() {
+        result = press(enigo);
+    }
+    for key in held[..down].iter().rev() {
+        let released = enigo.key(*key, Direction::Release);
+        result = result.and(released);
+    }
+    result
 }
 
 /// The folder of the shared library whose file name starts with `name` (e.g. "libtorch_cpu")
