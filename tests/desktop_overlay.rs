@@ -163,6 +163,7 @@ fn view(lang: UiLang, phase: Phase, text: &str) -> View {
         // The worker's early text is shown as the tentative tail (dimmed).
         committed: String::new(),
         tentative: text.to_string(),
+        mode: String::new(),
     }
 }
 

@@ -21,6 +21,7 @@
 //! kept. Quitting never waits for transcriptions: what is not finished stays a journal and the
 //! next start recovers it.
 
+mod app_modes;
 mod choices;
 mod delivery;
 mod events;
@@ -243,6 +244,8 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         history_window: window::HistoryWindow::default(),
         idle: idle::IdleUnload::new(settings_unload_after),
         microphone_starts: idle::MicrophoneStarts::default(),
+        dictation_modes: HashMap::new(),
+        app_at_key_down: app_modes::AppAtKeyDown::default(),
         quiet: quiet::Quiet::default(),
     };
     app.load_model();
@@ -394,6 +397,10 @@ struct App {
     idle: idle::IdleUnload,
     /// How fast the microphones opened at key-down start (idle.rs).
     microphone_starts: idle::MicrophoneStarts,
+    /// Each dictation's per-app mode, chosen at key-down (app_modes.rs).
+    dictation_modes: HashMap<u64, app_modes::DictationMode>,
+    /// Reads the app that has the focus at key-down.
+    app_at_key_down: app_modes::AppAtKeyDown,
     /// Media paused while recording (quiet.rs).
     quiet: quiet::Quiet,
 }
@@ -468,6 +475,7 @@ impl App {
                 // Read here, once the microphone has been told: edits made since the last
                 // dictation (the menu's "Vocabulary…") apply to this one.
                 self.reload_edited_wording();
+                self.choose_mode(id);
             }
             Action::StopRecording { id } => {
                 tracing::info!(id, "recording stopped");
@@ -485,6 +493,7 @@ impl App {
                 tracing::info!(id, "recording cancelled (tap shorter than 0.3 s)");
                 // The recorder deletes its journal.
                 self.journals.remove(&id);
+                self.dictation_modes.remove(&id);
                 self.recorder.send(RecorderCommand::Cancel { id });
                 self.overlay.end(id);
             }
@@ -536,12 +545,13 @@ impl App {
                 peak: loudest_frame(&samples, 16_000),
             });
         }
-        let params = worker::params_from(&self.settings);
+        let mode = self.mode_of(id);
+        let params = worker::params_from(&mode.applied.settings);
         let job = Job {
             id,
             audio: JobAudio::Recorded(samples),
             params,
-            wording: self.wording.clone(),
+            wording: mode.wording,
             journal: self.journals.get(&id).cloned(),
         };
         self.worker.send(if stride {
@@ -553,7 +563,8 @@ impl App {
 
     fn transcribe(&mut self, id: u64, audio: JobAudio) {
         self.reload_if_unloaded("a transcription");
-        let params = worker::params_from(&self.settings);
+        let mode = self.mode_of(id);
+        let params = worker::params_from(&mode.applied.settings);
         let journal = match audio {
             JobAudio::Recorded(_) => self.journals.get(&id).cloned(),
             JobAudio::Saved(_) => None,
@@ -562,7 +573,7 @@ impl App {
             id,
             audio,
             params,
-            wording: self.wording.clone(),
+            wording: mode.wording,
             journal,
         }));
     }

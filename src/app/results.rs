@@ -197,11 +197,17 @@ impl App {
     }
 
     pub(super) fn deliver(&mut self, id: u64, text: String) {
-        let mode = OutputMode::parse(&self.settings.output).unwrap_or(OutputMode::Paste);
+        let (mode, keys, join_previous) = self.mode_of(id).delivery();
         self.overlay.final_text(id, &text);
         self.remember_recent(text.clone());
         // Joined to the text before it by the output thread, at delivery (`delivery`).
-        self.output.send(OutputCommand::Deliver { id, text, mode });
+        self.output.send(OutputCommand::Deliver {
+            id,
+            text,
+            mode,
+            keys,
+            join_previous,
+        });
     }
 
     pub(super) fn output_event(&mut self, event: OutputEvent) {
@@ -212,7 +218,9 @@ impl App {
                 delivered,
                 app,
             } => {
-                let wanted = OutputMode::parse(&self.settings.output).unwrap_or(OutputMode::Paste);
+                let used = self.mode_of(id);
+                let (wanted, _, _) = used.delivery();
+                let mode_name = used.applied.name.unwrap_or_default();
                 if let Some(why) = delivered.not_pasted {
                     tracing::warn!(
                         id,
@@ -245,6 +253,8 @@ impl App {
                     clipboard_restored = delivered.restored_clipboard,
                     output = delivered.mode.name(),
                     not_pasted = delivered.not_pasted.map_or("", |w| w.reason()),
+                    pressed_after = delivered.pressed_after.map_or("", |k| k.name()),
+                    mode = mode_name.as_str(),
                     text = ?crate::logging::dictated(&text),
                     "dictation done"
                 );
@@ -323,6 +333,7 @@ impl App {
             kept
         });
         self.stages.remove(&id);
+        self.dictation_modes.remove(&id);
         self.dictation
             .handle(Input::Finished { id }, Instant::now());
         kept

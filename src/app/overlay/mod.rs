@@ -74,6 +74,8 @@ struct Shown {
     second: u64,
     /// Whether its first frame has reached the screen (logged once).
     presented: bool,
+    /// The per-app mode the dictation uses; empty: none.
+    mode: String,
 }
 
 pub struct Overlay {
@@ -137,8 +139,17 @@ impl Overlay {
             hide_at: None,
             second: 0,
             presented: false,
+            mode: String::new(),
         });
         self.dirty = true;
+    }
+
+    /// Recording `id` uses the per-app mode `name`: said next to the state.
+    pub fn mode_name(&mut self, id: u64, name: &str) {
+        if let Some(shown) = self.current(id) {
+            shown.mode = name.chars().take(40).collect();
+            self.dirty = true;
+        }
     }
 
     /// The microphone's level over the last 50 ms of recording `id` (RMS of the samples).
@@ -277,6 +288,7 @@ impl Overlay {
             level: shown.level,
             committed: shown.committed.clone(),
             tentative: shown.tentative.clone(),
+            mode: shown.mode.clone(),
         })
     }
 

@@ -152,7 +152,7 @@ impl Renderer {
         self.draw_text(
             &mut pixmap,
             scale,
-            view.label(),
+            &view.heading(),
             (PAD + 20.0, baseline),
             LABEL_PX,
             true,
@@ -377,6 +377,7 @@ mod tests {
             level: 0.5,
             committed: text.into(),
             tentative: String::new(),
+            mode: String::new(),
         }
     }
 

@@ -49,9 +49,19 @@ pub struct View {
     /// The tentative tail after the committed words: it may change or vanish at the next report
     /// (drawn dimmed). Empty at the end.
     pub tentative: String,
+    /// The per-app mode the dictation uses ("Terminal", "Chat"); empty: none.
+    pub mode: String,
 }
 
 impl View {
+    /// The state label with the mode after it: "Recording · Chat".
+    pub fn heading(&self) -> String {
+        match self.mode.trim() {
+            "" => self.label().to_string(),
+            mode => format!("{} · {mode}", self.label()),
+        }
+    }
+
     /// The state label ("Recording", "Nagrywanie", …).
     pub fn label(&self) -> &'static str {
         match (self.lang, self.phase) {
@@ -148,6 +158,7 @@ mod tests {
             level: 0.0,
             committed: String::new(),
             tentative: String::new(),
+            mode: String::new(),
         }
     }
 
