@@ -34,7 +34,7 @@ use crate::platform::{
     paste_modifiers, send_key_after, send_paste_shortcut, Focus, FocusProbe, ModifierProbe,
     Modifiers,
 };
-use crate::settings::modes::{PasteKeys, PressAfter};
+use crate::platform::{PasteKeys, PressAfter};
 use enigo::{Enigo, Keyboard};
 use keyboard_access::KeyboardSlot;
 use std::time::{Duration, Instant};
@@ -597,5 +597,12 @@ mod tests {
         }
         assert_eq!(OutputMode::parse(" PASTE "), Some(OutputMode::Paste));
         assert_eq!(OutputMode::parse("clipboard"), None);
+        // A per-app mode's `output` is checked by the same names (settings::modes).
+        for mode in [OutputMode::Paste, OutputMode::Type, OutputMode::Copy] {
+            assert!(crate::settings::modes::is_output(
+                &mode.name().to_uppercase()
+            ));
+        }
+        assert!(!crate::settings::modes::is_output("clipboard"));
     }
 }

@@ -10,11 +10,11 @@ mod hotkeys;
 mod input;
 mod key_access;
 mod keyboard_layout;
+mod keystrokes;
 pub mod media;
 mod notifications;
 mod power;
 
-use crate::settings::modes::{PasteKeys, PressAfter};
 pub use clipboard::{primary_text, set_clipboard_text, set_primary_text};
 pub use file_modes::{dir_builder_mode, mode_of, open_options_mode, set_mode};
 pub use focus::{class_of_wm_class, front_window_of, names_of_wm_class, Focus, FocusProbe};
@@ -22,6 +22,7 @@ pub use hotkeys::{HotkeyError, HotkeyListener};
 pub use input::{clipboard_change_count, prime_keyboard_events, symbolic_hotkeys_plist};
 pub use key_access::{ask_for_accessibility, secure_input_enabled};
 pub use keyboard_layout::{command_key_characters, on_input_source_change};
+pub use keystrokes::{PasteKeys, PressAfter};
 pub use notifications::{set_notification_sender, show_notification};
 pub use power::{performance_cores, UserActivity};
 

@@ -18,6 +18,7 @@
 //! Pure: no I/O; the focus is read by `platform::focus`, the rule applied by the app.
 
 use super::Settings;
+pub use crate::platform::{PasteKeys, PressAfter};
 use serde::{Deserialize, Serialize};
 
 /// One rule, as settings.json writes it. Every field but `name` and `apps` is optional.
@@ -53,115 +54,6 @@ pub struct AppMode {
     /// Whether a text continues the one before it (same window, shortly after) with a space.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub join_previous: Option<bool>,
-}
-
-/// The keystroke that pastes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PasteKeys {
-    /// Ctrl+V (Linux, the default there).
-    CtrlV,
-    /// Ctrl+Shift+V: most Linux terminals.
-    CtrlShiftV,
-    /// Shift+Insert; on X11 the text is put on the PRIMARY selection as well as the clipboard,
-    /// since xterm and urxvt paste PRIMARY with it (GTK and Qt apps paste the clipboard).
-    ShiftInsert,
-    /// ⌘V (macOS, the only one there).
-    CmdV,
-}
-
-impl PasteKeys {
-    pub const ALL: [PasteKeys; 4] = [
-        PasteKeys::CtrlV,
-        PasteKeys::CtrlShiftV,
-        PasteKeys::ShiftInsert,
-        PasteKeys::CmdV,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            PasteKeys::CtrlV => "ctrl+v",
-            PasteKeys::CtrlShiftV => "ctrl+shift+v",
-            PasteKeys::ShiftInsert => "shift+insert",
-            PasteKeys::CmdV => "cmd+v",
-        }
-    }
-
-    /// Any case, spaces around the `+` allowed; `command+v`/`⌘v` for ⌘V.
-    pub fn parse(text: &str) -> Option<PasteKeys> {
-        let norm = normalise_keys(text);
-        let norm = norm.replace("command", "cmd").replace('⌘', "cmd+");
-        PasteKeys::ALL.into_iter().find(|k| k.name() == norm)
-    }
-
-    /// The system's own paste keystroke: ⌘V on macOS, Ctrl+V elsewhere.
-    pub fn system(mac: bool) -> PasteKeys {
-        if mac {
-            PasteKeys::CmdV
-        } else {
-            PasteKeys::CtrlV
-        }
-    }
-
-    /// Whether it exists on this OS: ⌘V only on macOS, the others only off it.
-    pub fn on(self, mac: bool) -> bool {
-        (self == PasteKeys::CmdV) == mac
-    }
-}
-
-/// A key pressed after the text has gone in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PressAfter {
-    Nothing,
-    Enter,
-    ShiftEnter,
-    CtrlEnter,
-    /// ⌘Enter (macOS).
-    CmdEnter,
-}
-
-impl PressAfter {
-    pub const ALL: [PressAfter; 5] = [
-        PressAfter::Nothing,
-        PressAfter::Enter,
-        PressAfter::ShiftEnter,
-        PressAfter::CtrlEnter,
-        PressAfter::CmdEnter,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            PressAfter::Nothing => "none",
-            PressAfter::Enter => "enter",
-            PressAfter::ShiftEnter => "shift+enter",
-            PressAfter::CtrlEnter => "ctrl+enter",
-            PressAfter::CmdEnter => "cmd+enter",
-        }
-    }
-
-    /// Any case; `return` for Enter, empty for nothing.
-    pub fn parse(text: &str) -> Option<PressAfter> {
-        let norm = normalise_keys(text)
-            .replace("return", "enter")
-            .replace("command", "cmd");
-        if norm.is_empty() {
-            return Some(PressAfter::Nothing);
-        }
-        PressAfter::ALL.into_iter().find(|k| k.name() == norm)
-    }
-
-    /// Whether it exists on this OS (⌘Enter only on macOS).
-    pub fn on(self, mac: bool) -> bool {
-        self != PressAfter::CmdEnter || mac
-    }
-}
-
-fn normalise_keys(text: &str) -> String {
-    text.trim()
-        .to_lowercase()
-        .split('+')
-        .map(str::trim)
-        .collect::<Vec<_>>()
-        .join("+")
 }
 
 /// The names an app goes by, as the focus probe reads them: on X11 the `WM_CLASS` instance and
@@ -344,10 +236,7 @@ impl AppliedMode {
         applied.name = applied.name.or_else(|| rule.apps.first().cloned());
         applied.builtin = matched.builtin;
         let s = &mut applied.settings;
-        if let Some(output) = rule
-            .output
-            .filter(|o| crate::inject::OutputMode::parse(o).is_some())
-        {
+        if let Some(output) = rule.output.filter(|o| is_output(o)) {
             applied.delivery.output = output.trim().to_ascii_lowercase();
             s.output = applied.delivery.output.clone();
         }
@@ -433,7 +322,7 @@ impl AppMode {
             }
         }
         if let Some(output) = &self.output {
-            if crate::inject::OutputMode::parse(output).is_none() {
+            if !is_output(output) {
                 problems.push(ModeProblem::NotAnOutput {
                     value: output.clone(),
                 });
@@ -511,6 +400,15 @@ pub fn problems_of(rules: &[AppMode], mac: bool, limits: Limits) -> Vec<(usize, 
         }
     }
     all
+}
+
+/// `paste`, `type` or `copy` in any case, as the general `output` setting is read
+/// (`inject::OutputMode::parse`, which the inject module's tests hold to the same names).
+pub fn is_output(text: &str) -> bool {
+    matches!(
+        text.trim().to_ascii_lowercase().as_str(),
+        "paste" | "type" | "copy"
+    )
 }
 
 /// `auto`, `auto:` with known languages, or a language Whisper knows.
