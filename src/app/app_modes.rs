@@ -4,10 +4,14 @@
 //! says even when the person has moved on meanwhile. Its settings (language, prompt,
 //! vocabulary, commands, fillers) make the transcription's parameters and wording; its
 //! delivery (output, paste keys, key after, joining) goes to the output thread. A dictation
-//! without an entry (a retry, a recovered recording) uses the general settings.
+//! without an entry (a retry, a recovered recording) uses the general settings. The jobs sent
+//! to the worker (early, stride and whole) carry the dictation's parameters and wording.
 
 use super::wording::Wording;
+use super::worker::{self, Job, JobAudio, WorkerCommand};
 use super::App;
+use crate::audio::level::loudest_frame;
+use crate::audio::shared_audio::SharedAudio;
 use crate::inject::{Keystrokes, OutputMode};
 use crate::platform::{FocusProbe, IS_MACOS};
 use crate::settings::modes::AppliedMode;
@@ -83,5 +87,50 @@ impl App {
                 applied: AppliedMode::general(&self.settings, IS_MACOS),
                 wording: self.wording.clone(),
             })
+    }
+
+    /// Sends the audio so far of recording `id` to be transcribed ahead of its end (`stride`:
+    /// sent for a stretch of speech without a pause).
+    pub(super) fn transcribe_early(&mut self, id: u64, samples: SharedAudio, stride: bool) {
+        if !stride {
+            // A stride's snapshot may be skipped by the worker: only a pause's covers key-up.
+            self.early_sent = Some(super::EarlySent {
+                id,
+                len: samples.len(),
+                peak: loudest_frame(&samples, 16_000),
+            });
+        }
+        let mode = self.mode_of(id);
+        let params = worker::params_from(&mode.applied.settings);
+        let job = Job {
+            id,
+            audio: JobAudio::Recorded(samples),
+            params,
+            wording: mode.wording,
+            journal: self.journals.get(&id).cloned(),
+        };
+        self.worker.send(if stride {
+            WorkerCommand::TranscribeStride(job)
+        } else {
+            WorkerCommand::TranscribeEarly(job)
+        });
+    }
+
+    /// Sends dictation `id`'s whole audio (recorded, or a saved recording) to be transcribed.
+    pub(super) fn transcribe(&mut self, id: u64, audio: JobAudio) {
+        self.reload_if_unloaded("a transcription");
+        let mode = self.mode_of(id);
+        let params = worker::params_from(&mode.applied.settings);
+        let journal = match audio {
+            JobAudio::Recorded(_) => self.journals.get(&id).cloned(),
+            JobAudio::Saved(_) => None,
+        };
+        self.worker.send(WorkerCommand::Transcribe(Job {
+            id,
+            audio,
+            params,
+            wording: mode.wording,
+            journal,
+        }));
     }
 }

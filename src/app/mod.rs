@@ -89,7 +89,7 @@ use tao::platform::run_return::EventLoopExtRunReturn;
 use texts::{microphone_line, status_line, Status};
 use tray::{MenuAction, MenuModel, Tray};
 use wording::Wording;
-use worker::{Job, JobAudio, Worker, WorkerCommand};
+use worker::{JobAudio, Worker, WorkerCommand};
 
 /// Where the app keeps its files (the tests point them at a temporary folder).
 #[derive(Debug, Clone)]
@@ -532,50 +532,6 @@ impl App {
             }
             Action::MaxLengthReached => self.notify(&Notice::MaxLengthReached),
         }
-    }
-
-    /// Sends the audio so far of recording `id` to be transcribed ahead of its end (`stride`:
-    /// sent for a stretch of speech without a pause).
-    fn transcribe_early(&mut self, id: u64, samples: SharedAudio, stride: bool) {
-        if !stride {
-            // A stride's snapshot may be skipped by the worker: only a pause's covers key-up.
-            self.early_sent = Some(EarlySent {
-                id,
-                len: samples.len(),
-                peak: loudest_frame(&samples, 16_000),
-            });
-        }
-        let mode = self.mode_of(id);
-        let params = worker::params_from(&mode.applied.settings);
-        let job = Job {
-            id,
-            audio: JobAudio::Recorded(samples),
-            params,
-            wording: mode.wording,
-            journal: self.journals.get(&id).cloned(),
-        };
-        self.worker.send(if stride {
-            WorkerCommand::TranscribeStride(job)
-        } else {
-            WorkerCommand::TranscribeEarly(job)
-        });
-    }
-
-    fn transcribe(&mut self, id: u64, audio: JobAudio) {
-        self.reload_if_unloaded("a transcription");
-        let mode = self.mode_of(id);
-        let params = worker::params_from(&mode.applied.settings);
-        let journal = match audio {
-            JobAudio::Recorded(_) => self.journals.get(&id).cloned(),
-            JobAudio::Saved(_) => None,
-        };
-        self.worker.send(WorkerCommand::Transcribe(Job {
-            id,
-            audio,
-            params,
-            wording: mode.wording,
-            journal,
-        }));
     }
 
     fn recorder_event(&mut self, event: RecorderEvent) {
