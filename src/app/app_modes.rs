@@ -49,6 +49,7 @@ impl AppAtKeyDown {
             .get_or_insert_with(FocusProbe::new)
             .as_ref()?
             .focused_app_names()
+            .map(crate::settings::modes::AppNames)
     }
 }
 

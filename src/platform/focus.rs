@@ -363,23 +363,12 @@ impl FocusProbe {
     /// The names the app that has the focus now goes by, for the per-app modes
     /// (`settings::modes`): the X11 `WM_CLASS` instance and class, the macOS bundle id and the
     /// app's name. `None` when the focus or its app cannot be read.
-    pub fn focused_app_names(&self) -> Option<crate::settings::modes::AppNames> {
+    pub fn focused_app_names(&self) -> Option<Vec<String>> {
         let focus = self.focused()?;
         #[cfg(target_os = "linux")]
         {
-            use x11rb::protocol::xproto::{AtomEnum, ConnectionExt};
-            let Focus::Window { id: window, .. } = focus else {
-                return None;
-            };
-            let reply = self
-                .x11
-                .conn
-                .get_property(false, window, AtomEnum::WM_CLASS, AtomEnum::STRING, 0, 64)
-                .ok()?
-                .reply()
-                .ok()?;
-            let names = names_of_wm_class(&reply.value);
-            (!names.is_empty()).then_some(crate::settings::modes::AppNames(names))
+            let names = names_of_wm_class(&self.wm_class(focus)?);
+            (!names.is_empty()).then_some(names)
         }
         #[cfg(target_os = "macos")]
         {
@@ -412,7 +401,7 @@ impl FocusProbe {
                 }
             });
             names.extend(self.app_name(focus));
-            (!names.is_empty()).then_some(crate::settings::modes::AppNames(names))
+            (!names.is_empty()).then_some(names)
         }
         #[cfg(not(any(target_os = "linux", target_os = "macos")))]
         {
@@ -421,23 +410,29 @@ impl FocusProbe {
         }
     }
 
+    /// The raw `WM_CLASS` property of the X window `focus` (instance and class, NUL-separated).
+    #[cfg(target_os = "linux")]
+    fn wm_class(&self, focus: Focus) -> Option<Vec<u8>> {
+        use x11rb::protocol::xproto::{AtomEnum, ConnectionExt};
+        let Focus::Window { id: window, .. } = focus else {
+            return None;
+        };
+        let reply = self
+            .x11
+            .conn
+            .get_property(false, window, AtomEnum::WM_CLASS, AtomEnum::STRING, 0, 64)
+            .ok()?
+            .reply()
+            .ok()?;
+        Some(reply.value)
+    }
+
     /// The name of the app that `focus` belongs to, as the system names it; `None` when it
     /// cannot be told.
     pub fn app_name(&self, focus: Focus) -> Option<String> {
         #[cfg(target_os = "linux")]
         {
-            use x11rb::protocol::xproto::{AtomEnum, ConnectionExt};
-            let Focus::Window { id: window, .. } = focus else {
-                return None;
-            };
-            let reply = self
-                .x11
-                .conn
-                .get_property(false, window, AtomEnum::WM_CLASS, AtomEnum::STRING, 0, 64)
-                .ok()?
-                .reply()
-                .ok()?;
-            class_of_wm_class(&reply.value)
+            class_of_wm_class(&self.wm_class(focus)?)
         }
         #[cfg(target_os = "macos")]
         {
