@@ -138,6 +138,7 @@ fn main() {
             device_reason: Some("no GPU".into()),
             key_up_to_pasted_ms: Some(150 + rng.below(400) as i64),
             app: Some("TextEdit".into()),
+            mode: None,
         };
         let t = Instant::now();
         history.add(&entry).expect("add");

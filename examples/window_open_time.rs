@@ -79,6 +79,7 @@ fn main() {
                 device_reason: None,
                 key_up_to_pasted_ms: Some(160),
                 app: None,
+                mode: None,
             })
             .expect("an entry");
     }

@@ -102,6 +102,7 @@ fn fill_history(state: &Path) {
                 device_reason: None,
                 key_up_to_pasted_ms: Some(pasted),
                 app: None,
+                mode: None,
             })
             .unwrap();
     }

@@ -75,6 +75,7 @@ fn fill_history(state: &Path) {
                 device_reason: None,
                 key_up_to_pasted_ms: Some(300),
                 app: None,
+                mode: None,
             })
             .unwrap();
     }

@@ -53,6 +53,7 @@ fn entries_round_trip_and_come_newest_first() {
         device_reason: Some("fastest measured".into()),
         key_up_to_pasted_ms: Some(412),
         app: Some("TextEdit".into()),
+        mode: Some("Notes".into()),
     };
     let a = history.add(&entry(T0, "first")).unwrap();
     let b = history.add(&full).unwrap();
@@ -76,6 +77,7 @@ fn entries_round_trip_and_come_newest_first() {
             device_reason: full.device_reason.clone(),
             key_up_to_pasted_ms: full.key_up_to_pasted_ms,
             app: full.app.clone(),
+            mode: full.mode.clone(),
         }
     );
     assert_eq!(history.get(c + 100).unwrap(), None);
@@ -528,6 +530,7 @@ fn export_history() -> (tempfile::TempDir, History, Vec<Entry>) {
         if i == 0 {
             e.recording = Some("rec-001767225600000-000001.wav".into());
             e.app = Some("Notatki, moje".into());
+            e.mode = Some("Notatki \"moje\", po polsku".into());
             e.device_reason = Some("GPU \"mps\" faster".into());
         }
         if i == 2 {
@@ -555,7 +558,7 @@ fn csv_export_quotes_what_it_must_and_parses_back_to_the_entries() {
         .expect("a UTF-8 byte order mark");
     assert!(text.starts_with(
         "id,time,at_ms,text,raw_text,recording,duration_ms,language,model,device,\
-         device_reason,key_up_to_pasted_ms,app,starred\r\n"
+         device_reason,key_up_to_pasted_ms,app,starred,mode\r\n"
     ));
     assert!(text.contains(",\"He said \"\"hello\"\", then left.\","));
     assert!(text.contains(",=SUM(A1:A2),"));
@@ -582,6 +585,7 @@ fn csv_export_quotes_what_it_must_and_parses_back_to_the_entries() {
                     .unwrap_or_default(),
                 opt(&e.app),
                 if e.starred { "1" } else { "0" }.to_string(),
+                opt(&e.mode),
             ]
         );
     }

@@ -368,12 +368,13 @@ impl App {
     }
 
     /// A delivered dictation, for the history (when it is kept): what Whisper wrote before
-    /// the wording and the app the text went into, and `kept`, where its recording is now
-    /// (`None` when it was not kept).
+    /// the wording, the app the text went into and the name of the per-app mode it used
+    /// (`None`: no rule applied), and `kept`, where its recording is now (`None` when it was
+    /// not kept).
     pub(super) fn remember_in_history(
         &self,
         text: &str,
-        (heard, app): (super::worker::Heard, Option<String>),
+        (heard, app, mode): (super::worker::Heard, Option<String>, Option<String>),
         key_up_to_pasted_ms: Option<i64>,
         kept: Option<PathBuf>,
     ) {
@@ -408,6 +409,7 @@ impl App {
             device_reason,
             key_up_to_pasted_ms,
             app,
+            mode,
         };
         self.history.send(HistoryCommand::Add {
             entry: Box::new(entry),
@@ -545,6 +547,7 @@ mod tests {
                     device_reason: None,
                     key_up_to_pasted_ms: Some(160),
                     app: None,
+                    mode: None,
                 }),
                 recording: None,
             });

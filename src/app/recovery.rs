@@ -159,8 +159,13 @@ impl App {
             Outcome::Text(text) => {
                 let kept = self.keep_for_retry(&recording, true, false);
                 self.delivered_recording(kept.clone());
-                // Into the history too (it went to the clipboard: no app, no key-up).
-                self.remember_in_history(&text, (heard, None), None, kept.exists().then_some(kept));
+                // Into the history too (it went to the clipboard: no app, no mode, no key-up).
+                self.remember_in_history(
+                    &text,
+                    (heard, None, None),
+                    None,
+                    kept.exists().then_some(kept),
+                );
                 tracing::info!(
                     recording = %recording.path.display(),
                     recorded_at,

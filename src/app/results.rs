@@ -263,7 +263,9 @@ impl App {
                 self.last_error = None;
                 let pasted_ms = stage.key_up.map(|_| ms(Some(delivered.at)) as i64);
                 let kept = self.finish_delivered(id);
-                self.remember_in_history(&text, (stage.heard, app), pasted_ms, kept);
+                // The mode chosen at key-down (read above: `end_dictation` has dropped it).
+                let mode = Some(mode_name).filter(|name| !name.is_empty());
+                self.remember_in_history(&text, (stage.heard, app, mode), pasted_ms, kept);
             }
             OutputEvent::Failed { id, message } => {
                 tracing::error!(?id, message, "output failed");

@@ -6,7 +6,8 @@
 //! (Numbers, LibreOffice and CSV libraries skip it); its lines end in CRLF, and a field with a
 //! comma, a quote, CR or LF is quoted with its quotes doubled. Its columns are
 //! [`CSV_COLUMNS`]: `time` is the start in UTC (ISO 8601), the others are [`Entry`]'s fields,
-//! an absent value an empty field.
+//! an absent value an empty field. `mode` (recorded since schema version 3) is the last
+//! column, so the columns before it keep the places they had in earlier exports.
 
 use std::io::{self, BufWriter, Write};
 
@@ -29,6 +30,7 @@ pub const CSV_COLUMNS: &[&str] = &[
     "key_up_to_pasted_ms",
     "app",
     "starred",
+    "mode",
 ];
 
 /// The byte order mark the CSV starts with.
@@ -122,6 +124,7 @@ fn csv_fields(e: &Entry) -> Vec<String> {
             .unwrap_or_default(),
         opt(&e.app),
         if e.starred { "1" } else { "0" }.to_string(),
+        opt(&e.mode),
     ]
 }
 

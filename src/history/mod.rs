@@ -1,8 +1,9 @@
 //! The dictation history: every dictation with its delivered and raw text, the name of its
-//! recording in the recordings folder, its timings, model and device, in one SQLite database
-//! in the state folder (`history.sqlite3`). This module owns that file and nothing else: the
-//! recordings stay owned by `recordings`, which deletes them when the history *releases* their
-//! names (a deleted entry, retention, "Forget everything"): the history never deletes a file.
+//! recording in the recordings folder, its timings, model and device, the app it went into and
+//! the per-app mode it used, in one SQLite database in the state folder (`history.sqlite3`).
+//! This module owns that file and nothing else: the recordings stay owned by `recordings`,
+//! which deletes them when the history *releases* their names (a deleted entry, retention,
+//! "Forget everything"): the history never deletes a file.
 //!
 //! An entry's life: added when its dictation ends ([`History::add`]) → starred or not
 //! ([`History::set_starred`]) → re-transcribed any number of times ([`History::add_transcription`],
@@ -17,7 +18,7 @@
 //!
 //! Parts: [`fold`] (case and diacritic folding, the search's query syntax), `schema` (the
 //! versioned migrations), `open` (opening, checking and setting aside), `store` (entries and
-//! their re-transcriptions, search), `retention`, `import` (the recordings made before the
+//! their re-transcriptions, search, the apps recently dictated into), `retention`, `import` (the recordings made before the
 //! history existed), `export` (CSV and JSON).
 
 use std::path::{Path, PathBuf};
@@ -132,6 +133,10 @@ pub struct NewEntry {
     pub key_up_to_pasted_ms: Option<i64>,
     /// The app the text went to, where the platform tells it.
     pub app: Option<String>,
+    /// The name of the per-app mode the dictation used: a rule of the person's or a built-in
+    /// one (e.g. "Terminal"); `None` when no rule applied (the general settings).
+    #[serde(default)]
+    pub mode: Option<String>,
 }
 
 /// An entry of the history, as stored.
@@ -151,6 +156,9 @@ pub struct Entry {
     pub device_reason: Option<String>,
     pub key_up_to_pasted_ms: Option<i64>,
     pub app: Option<String>,
+    /// See [`NewEntry::mode`]; `None` also for the entries made before modes were recorded.
+    #[serde(default)]
+    pub mode: Option<String>,
 }
 
 /// A re-transcription of an entry's recording with another model.

@@ -7,7 +7,9 @@
 //! Version 1: `meta` (key/value flags), `entries` (one row per dictation) and `entries_fts`
 //! (the search index: the [`fold`](super::fold())ed text of each entry, rowid = entry id,
 //! contentless so the text is not stored twice). Version 2: `transcriptions` (an entry
-//! re-transcribed with other models).
+//! re-transcribed with other models). Version 3: `entries.mode` (the per-app mode a dictation
+//! used; `NULL` for the entries before it and for a dictation no rule applied to) and an index
+//! of the apps by time (the apps recently dictated into, offered for a mode's rule).
 
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
@@ -62,6 +64,13 @@ pub(super) const STEPS: &[Step] = &[
                 at_ms INTEGER NOT NULL
             );
             CREATE INDEX transcriptions_by_entry ON transcriptions (entry_id, at_ms);
+        ",
+    },
+    Step {
+        name: "adding the mode each dictation used (version 3)",
+        sql: "
+            ALTER TABLE entries ADD COLUMN mode TEXT;
+            CREATE INDEX entries_by_app ON entries (app, at_ms) WHERE app IS NOT NULL;
         ",
     },
 ];
@@ -195,6 +204,75 @@ mod tests {
         // New entries go after the old ones.
         let id = history.add(&NewEntry::default()).unwrap();
         assert_eq!(id, 3);
+    }
+
+    /// A version 2 database made by the first two steps, with two entries (one with an app)
+    /// and a re-transcription, as version 2 wrote them.
+    fn version_2_database(path: &std::path::Path) {
+        let mut conn = Connection::open(path).unwrap();
+        conn.pragma_update(None, "journal_mode", "WAL").unwrap();
+        migrate_to(&mut conn, 2).unwrap();
+        assert_eq!(version(&conn).unwrap(), 2);
+        let tx = conn.transaction().unwrap();
+        for (id, text, app) in [
+            (1, "Zażółć gęślą jaźń", Some("xterm")),
+            (2, "Meeting notes for Monday", None),
+        ] {
+            tx.execute(
+                "INSERT INTO entries (id, at_ms, text, raw_text, recording, duration_ms, \
+                 language, model, device, device_reason, key_up_to_pasted_ms, app, starred) \
+                 VALUES (?1, ?2, ?3, ?3, NULL, 1500, 'pl', 'base', 'cpu', NULL, 120, ?4, 0)",
+                rusqlite::params![id, 1_700_000_000_000i64 + id, text, app],
+            )
+            .unwrap();
+            tx.execute(
+                "INSERT INTO entries_fts (rowid, text) VALUES (?1, ?2)",
+                rusqlite::params![id, crate::history::fold(text)],
+            )
+            .unwrap();
+        }
+        tx.execute(
+            "INSERT INTO transcriptions (entry_id, model, text, at_ms) \
+             VALUES (1, 'small', 'Zażółć gęślą jaźń.', 5)",
+            [],
+        )
+        .unwrap();
+        tx.commit().unwrap();
+    }
+
+    #[test]
+    fn a_version_2_database_is_migrated_keeping_its_entries_and_gains_the_mode() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("history.sqlite3");
+        version_2_database(&path);
+
+        let (mut history, opened) = History::open(&path).unwrap();
+        assert_eq!(opened, Opened::Existing);
+        assert_eq!(version(&history.conn).unwrap(), CURRENT);
+        assert_eq!(history.count().unwrap(), 2);
+        let first = history.get(1).unwrap().unwrap();
+        assert_eq!(first.text, "Zażółć gęślą jaźń");
+        assert_eq!(first.app.as_deref(), Some("xterm"));
+        // The entries from before modes were recorded have none.
+        assert_eq!(first.mode, None);
+        assert_eq!(history.get(2).unwrap().unwrap().mode, None);
+        assert_eq!(history.transcriptions(1).unwrap().len(), 1);
+        let found = history.search("zazolc", 10).unwrap();
+        assert_eq!(found.iter().map(|e| e.id).collect::<Vec<_>>(), vec![1]);
+        assert_eq!(history.recent_apps(10).unwrap(), vec!["xterm"]);
+        // New entries keep their mode.
+        let id = history
+            .add(&NewEntry {
+                app: Some("kitty".into()),
+                mode: Some("Terminal".into()),
+                ..NewEntry::default()
+            })
+            .unwrap();
+        assert_eq!(id, 3);
+        assert_eq!(
+            history.get(id).unwrap().unwrap().mode.as_deref(),
+            Some("Terminal")
+        );
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The entries themselves: adding, reading, searching, starring, deleting, re-transcriptions,
-//! and "Forget everything". Every change to an entry and its search index is one transaction
+//! the apps recently dictated into, and "Forget everything". Every change to an entry and its search index is one transaction
 //! (`BEGIN IMMEDIATE`, so a lock held by another process is found before anything is done).
 //!
 //! A recording's name is *released* (returned to the caller, who deletes the file through
@@ -15,7 +15,7 @@ use super::{on, Entry, History, HistoryError, NewEntry, Transcription};
 /// The columns read into an [`Entry`], in [`entry_of`]'s order; `e` is the entries table.
 pub(super) const ENTRY_COLUMNS: &str = "e.id, e.starred, e.at_ms, e.text, e.raw_text, \
      e.recording, e.duration_ms, e.language, e.model, e.device, e.device_reason, \
-     e.key_up_to_pasted_ms, e.app";
+     e.key_up_to_pasted_ms, e.app, e.mode";
 
 /// An [`Entry`] from a row of [`ENTRY_COLUMNS`]. A value of the wrong type (a hand-edited
 /// database) is an error, never a panic.
@@ -34,6 +34,7 @@ pub(super) fn entry_of(row: &Row) -> rusqlite::Result<Entry> {
         device_reason: row.get(10)?,
         key_up_to_pasted_ms: row.get(11)?,
         app: row.get(12)?,
+        mode: row.get(13)?,
     })
 }
 
@@ -263,6 +264,21 @@ impl History {
         Ok(names)
     }
 
+    /// The apps dictated into (an entry's `app`, those neither absent nor blank), each once,
+    /// the most recently used first (by its newest entry's time), at most `limit`: what the
+    /// Settings page offers as the apps of a mode's rule.
+    pub fn recent_apps(&self, limit: usize) -> Result<Vec<String>, HistoryError> {
+        let read = || -> rusqlite::Result<Vec<String>> {
+            let mut statement = self.conn.prepare_cached(
+                "SELECT app FROM entries WHERE app IS NOT NULL AND trim(app) <> '' \
+                 GROUP BY app ORDER BY max(at_ms) DESC, max(id) DESC LIMIT ?1",
+            )?;
+            let rows = statement.query_map([limit_of(limit)], |row| row.get::<_, String>(0))?;
+            rows.collect()
+        };
+        read().map_err(on(&self.path, "reading the recent apps"))
+    }
+
     /// How many entries there are.
     pub fn count(&self) -> Result<usize, HistoryError> {
         let count: i64 = self
@@ -304,8 +320,8 @@ impl History {
 pub(super) fn insert(tx: &Transaction, entry: &NewEntry) -> rusqlite::Result<i64> {
     tx.prepare_cached(
         "INSERT INTO entries (at_ms, text, raw_text, recording, duration_ms, language, model, \
-         device, device_reason, key_up_to_pasted_ms, app) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+         device, device_reason, key_up_to_pasted_ms, app, mode) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     )?
     .execute(params![
         entry.at_ms,
@@ -319,6 +335,7 @@ pub(super) fn insert(tx: &Transaction, entry: &NewEntry) -> rusqlite::Result<i64
         entry.device_reason,
         entry.key_up_to_pasted_ms,
         entry.app,
+        entry.mode,
     ])?;
     let id = tx.last_insert_rowid();
     tx.prepare_cached("INSERT INTO entries_fts (rowid, text) VALUES (?1, ?2)")?
@@ -372,4 +389,76 @@ pub(super) fn unreferenced(
 /// A limit as SQLite takes it (a `usize` beyond `i64` is no limit).
 fn limit_of(limit: usize) -> i64 {
     i64::try_from(limit).unwrap_or(i64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(dir: &tempfile::TempDir) -> History {
+        History::open(&dir.path().join("history.sqlite3"))
+            .unwrap()
+            .0
+    }
+
+    fn into(at_ms: i64, app: Option<&str>, mode: Option<&str>) -> NewEntry {
+        NewEntry {
+            at_ms,
+            text: format!("dictation at {at_ms}"),
+            app: app.map(Into::into),
+            mode: mode.map(Into::into),
+            ..NewEntry::default()
+        }
+    }
+
+    #[test]
+    fn an_entry_keeps_its_mode_and_one_without_a_mode_has_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut history = open(&dir);
+        let terminal = history
+            .add(&into(1, Some("xterm"), Some("Terminal")))
+            .unwrap();
+        let general = history.add(&into(2, Some("firefox"), None)).unwrap();
+        let got = history.get(terminal).unwrap().unwrap();
+        assert_eq!(got.mode.as_deref(), Some("Terminal"));
+        assert_eq!(got.app.as_deref(), Some("xterm"));
+        assert_eq!(history.get(general).unwrap().unwrap().mode, None);
+        // Every way of reading entries reads the mode.
+        let recent = history.recent(10).unwrap();
+        assert_eq!(
+            recent.iter().map(|e| e.mode.as_deref()).collect::<Vec<_>>(),
+            vec![None, Some("Terminal")]
+        );
+        let found = history.search("dictation", 10).unwrap();
+        assert_eq!(found[1].mode.as_deref(), Some("Terminal"));
+    }
+
+    #[test]
+    fn recent_apps_are_distinct_newest_first_without_blanks_and_limited() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut history = open(&dir);
+        assert_eq!(history.recent_apps(10).unwrap(), Vec::<String>::new());
+        for (at_ms, app) in [
+            (10, Some("xterm")),
+            (20, Some("firefox")),
+            (30, None),
+            (40, Some("")),
+            (50, Some("  ")),
+            (60, Some("kitty")),
+            (70, Some("xterm")),
+            // Added later but dictated earlier (an imported recording): its time counts.
+            (5, Some("gedit")),
+        ] {
+            history.add(&into(at_ms, app, None)).unwrap();
+        }
+        assert_eq!(
+            history.recent_apps(10).unwrap(),
+            vec!["xterm", "kitty", "firefox", "gedit"]
+        );
+        assert_eq!(history.recent_apps(2).unwrap(), vec!["xterm", "kitty"]);
+        assert_eq!(history.recent_apps(0).unwrap(), Vec::<String>::new());
+        // Two entries of the same time: the one added last decides.
+        history.add(&into(70, Some("gedit"), None)).unwrap();
+        assert_eq!(history.recent_apps(1).unwrap(), vec!["gedit"]);
+    }
 }

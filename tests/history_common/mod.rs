@@ -32,6 +32,7 @@ pub fn entry(at_ms: i64, text: &str) -> NewEntry {
         device_reason: None,
         key_up_to_pasted_ms: Some(180),
         app: None,
+        mode: None,
     }
 }
 
