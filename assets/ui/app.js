@@ -20,17 +20,32 @@
     }
   }
 
-  function facts(entry) {
+  // The line of facts under an entry's time: "model · device · language · → app [mode] · …",
+  // the per-app mode the dictation used (when a rule applied) a tag right after the app.
+  function facts(line, entry) {
     const parts = [];
     if (entry.model) parts.push(entry.model);
     if (entry.device) parts.push(entry.device);
     if (entry.language) parts.push(entry.language);
+    const modeAfter = parts.length; // the app's part, or where it would be
     if (entry.app) parts.push("→ " + entry.app);
     if (entry.duration_ms > 0) parts.push((entry.duration_ms / 1000).toFixed(1) + " s");
     if (entry.key_up_to_pasted_ms != null) {
       parts.push(L.key_up_to_pasted + " " + entry.key_up_to_pasted_ms + " ms");
     }
-    return parts.join(" · ");
+    const before = parts.slice(0, entry.app ? modeAfter + 1 : modeAfter).join(" · ");
+    const after = parts.slice(entry.app ? modeAfter + 1 : modeAfter).join(" · ");
+    line.replaceChildren();
+    if (!entry.mode) {
+      line.textContent = parts.join(" · ");
+      return;
+    }
+    const tag = document.createElement("span");
+    tag.className = "badge mode";
+    tag.textContent = entry.mode;
+    if (before) line.append(before + " ");
+    line.append(tag);
+    if (after) line.append(" · " + after);
   }
 
   function status(text, kind) {
@@ -46,7 +61,7 @@
     const time = node.querySelector("time");
     time.textContent = when(entry.at_ms);
     time.dateTime = new Date(entry.at_ms).toISOString();
-    node.querySelector(".facts").textContent = facts(entry);
+    facts(node.querySelector(".facts"), entry);
     node.querySelector(".text").textContent = entry.text;
     if (entry.raw_text && entry.raw_text.trim() !== entry.text.trim()) {
       const heard = node.querySelector(".heard");
