@@ -125,6 +125,14 @@ pub enum Input {
     MaxLengthChanged(Duration),
     /// "Retry last recording": transcribe the saved recording again.
     Retry,
+    /// `whisper-dictation start` (the control socket, `app::remote`): a recording starts as at
+    /// a key-down in hold mode, whatever the mode; nothing while one is under way.
+    Start,
+    /// `whisper-dictation stop`: the recording ends as at a key-up in hold mode (a tap shorter
+    /// than [`Config::min_hold`] is cancelled); nothing while none is under way.
+    Stop,
+    /// `whisper-dictation cancel`: the recording ends and its audio is thrown away.
+    Cancel,
 }
 
 /// What the coordinator must do.
@@ -308,6 +316,18 @@ impl Dictation {
                 self.in_flight.push(id);
                 vec![Action::TranscribeSaved { id }]
             }
+            Input::Start => match self.recording {
+                Some(_) => Vec::new(),
+                None => self.begin(now),
+            },
+            Input::Stop => match self.recording {
+                Some(rec) => self.stop(rec, now),
+                None => Vec::new(),
+            },
+            Input::Cancel => match self.recording.take() {
+                Some(rec) => vec![Action::CancelRecording { id: rec.id }],
+                None => Vec::new(),
+            },
         }
     }
 
@@ -319,16 +339,19 @@ impl Dictation {
             (HotkeyMode::Hold, Some(_)) => Vec::new(),
             (HotkeyMode::Toggle, Some(_)) if repeat => Vec::new(),
             (HotkeyMode::Toggle, Some(rec)) => self.stop(rec, now),
-            (_, None) => {
-                let id = self.take_id();
-                self.recording = Some(Recording {
-                    id,
-                    started: now,
-                    warned: false,
-                });
-                vec![Action::StartRecording { id }]
-            }
+            (_, None) => self.begin(now),
         }
+    }
+
+    /// Starts a new recording.
+    fn begin(&mut self, now: Instant) -> Vec<Action> {
+        let id = self.take_id();
+        self.recording = Some(Recording {
+            id,
+            started: now,
+            warned: false,
+        });
+        vec![Action::StartRecording { id }]
     }
 
     fn take_id(&mut self) -> u64 {
@@ -758,6 +781,95 @@ mod tests {
             ]
         );
         assert_eq!(d.queued(), 2);
+    }
+
+    #[test]
+    fn start_and_stop_from_outside_hold_in_either_mode() {
+        for config in [hold(), toggle()] {
+            let (d, actions) = replay(
+                config,
+                &[
+                    (0, ModelReady),
+                    (100, Start),
+                    // A second start (a key's auto-repeat through a compositor binding).
+                    (150, Start),
+                    (2100, Stop),
+                    (2200, Stop),
+                    (2400, AudioReady { id: 1 }),
+                ],
+            );
+            assert_eq!(
+                actions,
+                vec![
+                    (100, Action::StartRecording { id: 1 }),
+                    (2100, Action::StopRecording { id: 1 }),
+                    (2400, Action::Transcribe { id: 1 }),
+                ],
+                "{:?}",
+                config.mode
+            );
+            assert_eq!(d.activity(), Activity::Transcribing);
+        }
+    }
+
+    #[test]
+    fn a_stop_from_outside_within_the_minimum_hold_is_a_tap() {
+        let (d, actions) = replay(hold(), &[(0, ModelReady), (100, Start), (300, Stop)]);
+        assert_eq!(
+            actions,
+            vec![
+                (100, Action::StartRecording { id: 1 }),
+                (300, Action::CancelRecording { id: 1 }),
+            ]
+        );
+        assert_eq!(d.queued(), 0);
+    }
+
+    #[test]
+    fn cancel_from_outside_drops_the_recording_and_nothing_else() {
+        let (d, actions) = replay(
+            toggle(),
+            &[
+                (0, ModelReady),
+                (0, Cancel),
+                (100, HotkeyPressed),
+                (200, HotkeyReleased),
+                (5000, Cancel),
+                // The key's next press starts afresh rather than stopping a cancelled one.
+                (6000, HotkeyPressed),
+            ],
+        );
+        assert_eq!(
+            actions,
+            vec![
+                (100, Action::StartRecording { id: 1 }),
+                (5000, Action::CancelRecording { id: 1 }),
+                (6000, Action::StartRecording { id: 2 }),
+            ]
+        );
+        assert_eq!(d.queued(), 0);
+    }
+
+    #[test]
+    fn the_hotkey_and_the_commands_drive_the_same_recording() {
+        let (_, actions) = replay(
+            hold(),
+            &[
+                (0, ModelReady),
+                (100, HotkeyPressed),
+                (200, Start),
+                (1000, Stop),
+                // The key let go after the command stopped it: nothing more.
+                (1500, HotkeyReleased),
+            ],
+        );
+        assert_eq!(
+            actions,
+            vec![
+                (100, Action::StartRecording { id: 1 }),
+                (1000, Action::StopRecording { id: 1 }),
+            ]
+        );
     }
 
     #[test]
