@@ -3,7 +3,8 @@
 //! The library holds everything the binary (`src/main.rs`) drives: the menu-bar app (`app`:
 //! coordinator, state machine, tray, worker), audio input (`audio`: WAV, microphone, energy
 //! gate), the Whisper engine (`whisper`), where it runs (`device`, `transcriber`), delivering
-//! text (`inject`), and the app's files (`settings`, `recordings`, `paths`, `logging`).
+//! text (`inject`), the app's files (`settings`, `recordings`, `paths`, `logging`), and the
+//! control channel's client (`remote`: `whisper-dictation start | stop | toggle | cancel`).
 
 pub mod app;
 pub mod app_icons;
@@ -23,6 +24,7 @@ pub mod permissions;
 pub mod platform;
 pub mod private_files;
 pub mod recordings;
+pub mod remote;
 pub mod settings;
 pub mod single_instance;
 pub mod system_shortcuts;

@@ -1,5 +1,6 @@
-//! How events reach the app's event loop: every helper thread's events, the hotkey's and the
-//! menu's, wrapped into one [`AppEvent`] and sent through the loop's proxy.
+//! How events reach the app's event loop: every helper thread's events, the hotkey's, the
+//! menu's and the control socket's, wrapped into one [`AppEvent`] and sent through the loop's
+//! proxy.
 
 use super::history_thread::HistoryEvent;
 use super::model_download::DownloadEvent;
@@ -29,6 +30,8 @@ pub enum AppEvent {
     Wake,
     /// The History window asks the app for something ([`super::window`]).
     Window(super::window::WindowRequest),
+    /// A command from the control socket, waiting for its reply ([`super::remote`]).
+    Remote(super::remote::Request),
 }
 
 /// An event sender for a thread: wraps its events into [`AppEvent`]s for the event loop.

@@ -41,6 +41,7 @@ pub mod overlay;
 pub mod privacy;
 mod quiet;
 mod recovery;
+mod remote;
 mod results;
 pub mod retry;
 mod shutdown;
@@ -122,6 +123,8 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
     let mut event_loop = EventLoopBuilder::<AppEvent>::with_user_event().build();
     crate::platform::configure_event_loop(&mut event_loop);
     let proxy = event_loop.create_proxy();
+    // Only now that the instance lock is held: a socket file there is a crash's, replaced.
+    let control = remote::serve_app(&paths.state_dir, sender(&proxy, AppEvent::Remote));
     let notifier = Notifier::spawn()?;
     let settings_problem_said = settings_warning
         .as_ref()
@@ -247,6 +250,7 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         dictation_modes: HashMap::new(),
         app_at_key_down: app_modes::AppAtKeyDown::default(),
         quiet: quiet::Quiet::default(),
+        control,
     };
     app.load_model();
     app.suggest_model_once();
@@ -403,6 +407,8 @@ struct App {
     app_at_key_down: app_modes::AppAtKeyDown,
     /// Media paused while recording (quiet.rs).
     quiet: quiet::Quiet,
+    /// `control.sock`, for `whisper-dictation start | stop | toggle | cancel` (remote.rs).
+    control: Option<remote::ControlSocket>,
 }
 
 impl App {
@@ -430,6 +436,7 @@ impl App {
             AppEvent::Download(event) => self.download_event(event),
             AppEvent::History(event) => self.history_event(event),
             AppEvent::Window(request) => self.window_request(request),
+            AppEvent::Remote(request) => self.remote(request),
             AppEvent::Wake => {
                 self.input(Input::Tick);
                 self.permissions_due(Instant::now());
@@ -444,12 +451,19 @@ impl App {
     }
 
     pub(in crate::app) fn input(&mut self, input: Input) {
+        self.input_acted(input);
+    }
+
+    /// [`App::input`], returning the actions taken (a control command's reply names them).
+    pub(in crate::app) fn input_acted(&mut self, input: Input) -> Vec<Action> {
         let now = Instant::now();
-        for action in self.dictation.handle(input, now) {
-            self.act(action, now);
+        let actions = self.dictation.handle(input, now);
+        for action in &actions {
+            self.act(action.clone(), now);
         }
         self.keep_quiet();
         self.refresh();
+        actions
     }
 
     fn act(&mut self, action: Action, now: Instant) {
@@ -490,7 +504,10 @@ impl App {
                 self.overlay.transcribing(id, now);
             }
             Action::CancelRecording { id } => {
-                tracing::info!(id, "recording cancelled (tap shorter than 0.3 s)");
+                tracing::info!(
+                    id,
+                    "recording cancelled (a tap shorter than 0.3 s, or `cancel`)"
+                );
                 // The recorder deletes its journal.
                 self.journals.remove(&id);
                 self.dictation_modes.remove(&id);

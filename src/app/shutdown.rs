@@ -15,9 +15,10 @@
 //!
 //! So the end runs at `LoopDestroyed`, the one event every way delivers, and again after
 //! `run_return` in case a platform returns without it; [`Shutdown`] lets only the first
-//! through. It unregisters the hotkey, stops the worker (no waiting for the transcriptions
-//! queued: what is not done stays in its journal and is recovered at the next start), says
-//! in the log how the app ended, and writes the log file out ([`crate::logging::finish`]).
+//! through. It unregisters the hotkey, removes the control socket, stops the worker (no
+//! waiting for the transcriptions queued: what is not done stays in its journal and is
+//! recovered at the next start), says in the log how the app ended, and writes the log file
+//! out ([`crate::logging::finish`]).
 
 use super::App;
 use tao::event::Event;
@@ -73,6 +74,8 @@ impl App {
         }
         self.worker.stop_now();
         self.quiet.end();
+        // Before macOS's `exit()`: no socket file is left for clients to find.
+        self.control.take();
         let unfinished = self.dictation.queued();
         match ending {
             Ending::Asked => tracing::info!(

@@ -1,14 +1,17 @@
-//! Command-line interface: the subcommands and their arguments. No subcommand runs the app.
+//! Command-line interface: the subcommands and their arguments. No subcommand runs the app;
+//! `start`, `stop`, `toggle` and `cancel` drive the app already running (`trigger`).
 
 mod bench;
 mod device_args;
 mod devices;
 mod models;
 mod transcribe;
+mod trigger;
 
 use clap::{Parser, Subcommand};
 use whisper_dictation::app::{self, AppPaths};
 use whisper_dictation::paths;
+use whisper_dictation::remote;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -35,6 +38,15 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Models: list the catalogue and what is installed, download, remove, verify.
     Models(models::ModelsArgs),
+    /// Start recording in the running app, as holding the hotkey does (bind it to a key's
+    /// press, and `stop` to its release). Exit 3 when no app is running.
+    Start,
+    /// Stop the running app's recording and transcribe it, as letting go of the hotkey does.
+    Stop,
+    /// Start recording, or stop the recording under way: one key for both.
+    Toggle,
+    /// Stop the running app's recording and throw it away.
+    Cancel,
 }
 
 impl Cli {
@@ -55,5 +67,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Devices(args)) => devices::run(args),
         Some(Command::Bench(args)) => bench::run(args),
         Some(Command::Models(args)) => models::run(args),
+        Some(Command::Start) => trigger::run(remote::Command::Start),
+        Some(Command::Stop) => trigger::run(remote::Command::Stop),
+        Some(Command::Toggle) => trigger::run(remote::Command::Toggle),
+        Some(Command::Cancel) => trigger::run(remote::Command::Cancel),
     }
 }
