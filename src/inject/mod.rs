@@ -385,14 +385,23 @@ impl Injector {
         Ok(self.sent(OutputMode::Paste, text, pasted, restored, true))
     }
 
-    /// Presses the mode's key after the text (Enter in a chat box) once the text is in; a
-    /// modifier pressed meanwhile makes it count as not sent as is, like the paste.
+    /// Presses the mode's key after the text (Enter in a chat box) once the text is in (a
+    /// paste: [`RESTORE_DELAY`] after its keystroke); a modifier pressed meanwhile makes it
+    /// count as not sent as is, like the paste.
     fn press_after(
         &mut self,
         after: PressAfter,
         delivered: &mut Delivered,
         hotkey_held: &dyn Fn() -> bool,
     ) -> Result<(), InjectError> {
+        if delivered.mode == OutputMode::Paste {
+            // The target reads the clipboard when it handles the paste keystroke, and that
+            // read is answered later than the next key is delivered: an Enter sent at once
+            // reached a terminal before the text (an empty line, the text left unsent). The
+            // text's own wait for the restore covers it when there was a clipboard to restore.
+            let ready = delivered.at + RESTORE_DELAY;
+            std::thread::sleep(ready.saturating_duration_since(Instant::now()));
+        }
         let before = self.held_modifiers();
         let keyboard = self.keyboard.current().expect("keys were sent");
         send_key_after(keyboard, after).map_err(|e| InjectError::Keyboard(e.to_string()))?;
