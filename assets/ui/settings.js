@@ -1,4 +1,5 @@
-// The window's pages (History | Settings) and the Settings page. It talks to the app only
+// The window's pages (History | Settings) and the Settings page (its "Modes per app" section
+// is modes.js's). It talks to the app only
 // through window.ipc.postMessage with the commands of src/app/window/ipc.rs ("settings",
 // "check", "set", "page", "shown"); the app's answers for this page come through
 // window.app.reply, which this file wraps (the History page's answers go on to app.js).
@@ -221,6 +222,9 @@
   function build() {
     const upper = (d) => d.toUpperCase();
     const form = $("settings");
+    const modes = window.ModesSection({ el, send, L });
+    fields.modes = modes.field;
+    modes.field.choose(choices);
     form.replaceChildren(
       el("h2", { textContent: L.section_dictation }),
       textField("hotkey", L.hotkey, L.hotkey_hint, "text"),
@@ -257,6 +261,8 @@
       selectField("unload_model_after_secs", L.unload_model, () => [["0", L.unload_never]].concat(
         [5, 10, 30, 60].map((n) => [String(n * 60), L.minutes.replace("{n}", n)])), L.unload_model_hint),
       textField("max_recording_secs", L.max_recording_secs, L.max_recording_hint, "days"),
+      el("h2", { textContent: modes.title, id: "modes" }),
+      modes.node,
     );
   }
 

@@ -79,6 +79,19 @@ impl App {
             .insert(id, DictationMode { applied, wording });
     }
 
+    /// The names of the app in front now (for the Settings page's modes: the app the person
+    /// was in when they opened the window from the menu); this app's own names left out.
+    pub(super) fn app_in_front(&mut self) -> Vec<String> {
+        let own = |name: &str| {
+            let name = name.to_ascii_lowercase();
+            name.contains("whisper-dictation") || name.contains("whisper_dictation")
+        };
+        match self.app_at_key_down.names() {
+            Some(names) if !names.0.iter().any(|n| own(n)) => names.0,
+            _ => Vec::new(),
+        }
+    }
+
     /// Dictation `id`'s mode; the general settings' when it has none.
     pub(super) fn mode_of(&self, id: u64) -> DictationMode {
         self.dictation_modes

@@ -278,6 +278,8 @@ impl AppliedMode {
 pub enum ModeProblem {
     /// The rule has no name.
     NoName,
+    /// A name longer than [`MAX_NAME_CHARS`] (the overlay shows it).
+    NameTooLong,
     /// Two rules share a name (the overlay and history could not tell them apart).
     SameName { name: String },
     /// The rule names no app.
@@ -295,7 +297,7 @@ pub enum ModeProblem {
     /// The prompt is longer than the general prompt may be.
     PromptTooLong { chars: usize, max: usize },
     /// A vocabulary word is longer than the general vocabulary's may be, or there are too many.
-    VocabularyTooLong,
+    VocabularyTooLong { max_words: usize, max_chars: usize },
 }
 
 /// The longest app name a rule may give (characters).
@@ -310,6 +312,8 @@ impl AppMode {
         let mut problems = Vec::new();
         if self.name.trim().is_empty() {
             problems.push(ModeProblem::NoName);
+        } else if self.name.trim().chars().count() > MAX_NAME_CHARS {
+            problems.push(ModeProblem::NameTooLong);
         }
         if self.apps.iter().all(|a| a.trim().is_empty()) {
             problems.push(ModeProblem::NoApps);
@@ -364,7 +368,10 @@ impl AppMode {
                     .iter()
                     .any(|w| w.chars().count() > limits.phrase_chars)
             {
-                problems.push(ModeProblem::VocabularyTooLong);
+                problems.push(ModeProblem::VocabularyTooLong {
+                    max_words: limits.entries,
+                    max_chars: limits.phrase_chars,
+                });
             }
         }
         problems
@@ -384,8 +391,8 @@ pub struct Limits {
 pub fn problems_of(rules: &[AppMode], mac: bool, limits: Limits) -> Vec<(usize, ModeProblem)> {
     let mut all = Vec::new();
     for (i, rule) in rules.iter().enumerate() {
-        all.extend(rule.problems(mac, limits).into_iter().map(|p| (i, p)));
         let name = rule.name.trim();
+        // The name's problem first: it is what a new rule is given first.
         if !name.is_empty()
             && rules[..i]
                 .iter()
@@ -398,6 +405,7 @@ pub fn problems_of(rules: &[AppMode], mac: bool, limits: Limits) -> Vec<(usize, 
                 },
             ));
         }
+        all.extend(rule.problems(mac, limits).into_iter().map(|p| (i, p)));
     }
     all
 }

@@ -147,7 +147,10 @@ impl Overlay {
     /// Recording `id` uses the per-app mode `name`: said next to the state.
     pub fn mode_name(&mut self, id: u64, name: &str) {
         if let Some(shown) = self.current(id) {
-            shown.mode = name.chars().take(40).collect();
+            shown.mode = name
+                .chars()
+                .take(crate::settings::modes::MAX_NAME_CHARS)
+                .collect();
             self.dirty = true;
         }
     }

@@ -39,6 +39,7 @@ impl App {
         let clicked = std::time::Instant::now();
         let lang = self.lang;
         let form_values = super::form::FormValues::of(&self.settings);
+        let in_front = self.app_in_front();
         let apply_proxy = self.proxy.clone();
         let models_proxy = self.proxy.clone();
         let proxy = self.proxy.clone();
@@ -75,7 +76,9 @@ impl App {
             form_values,
             form_choices: Box::new(move || {
                 let started = std::time::Instant::now();
-                let choices = super::settings_side::form_choices(lang);
+                let mut choices = super::settings_side::form_choices(lang);
+                choices.in_front = in_front.clone();
+                choices.offer_apps(in_front);
                 tracing::info!(
                     ms = started.elapsed().as_millis() as u64,
                     "settings page: choices listed"

@@ -11,6 +11,7 @@ use crate::app::state::HotkeyMode;
 use crate::device::DeviceKind;
 use crate::i18n::UiLang;
 use crate::inject::OutputMode;
+use crate::settings::modes::{problems_of, AppMode, Limits, ModeProblem};
 use crate::settings::Settings;
 use crate::whisper::tokenizer::lookup_language;
 use global_hotkey::hotkey::HotKey;
@@ -31,6 +32,14 @@ pub const MAX_DAYS: u32 = 36_500;
 /// The shortest and longest recording the `max_recording_secs` setting may allow (seconds), as
 /// the app clamps it where it reads the settings.
 pub const RECORDING_SECS: std::ops::RangeInclusive<u32> = 5..=3600;
+/// The most per-app modes the page takes (a rule per app someone dictates into, not a database).
+pub const MAX_MODES: usize = 100;
+/// A mode's prompt and vocabulary keep to the general ones' limits.
+pub const MODE_LIMITS: Limits = Limits {
+    prompt_chars: MAX_PROMPT_CHARS,
+    phrase_chars: MAX_PHRASE_CHARS,
+    entries: MAX_ENTRIES,
+};
 
 /// One valid change of one setting, ready to apply.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,6 +77,8 @@ pub enum Change {
     UnloadModelAfterSecs(u64),
     /// Write dictated text into the log (for a bug report).
     LogText(bool),
+    /// The person's per-app modes, in their order (first match wins), tidied ([`check`]).
+    Modes(Vec<AppMode>),
 }
 
 impl Change {
@@ -98,6 +109,7 @@ impl Change {
             Change::PauseMedia(_) => "pause_media",
             Change::UnloadModelAfterSecs(_) => "unload_model_after_secs",
             Change::LogText(_) => "log_text",
+            Change::Modes(_) => "modes",
         }
     }
 }
@@ -151,6 +163,12 @@ pub enum Problem {
     },
     /// A recording length that is not a whole number of seconds in [`RECORDING_SECS`].
     SecondsOutOfRange,
+    /// What is wrong with the per-app mode at `place` (1 = the first) called `name`.
+    Mode {
+        place: usize,
+        name: String,
+        problem: ModeProblem,
+    },
 }
 
 impl Problem {
@@ -228,6 +246,11 @@ impl Problem {
                 RECORDING_SECS.start(),
                 RECORDING_SECS.end()
             ),
+            Problem::Mode {
+                place,
+                name,
+                problem,
+            } => super::modes_texts::mode_problem(*place, name, problem, lang),
         }
     }
 }
@@ -246,6 +269,30 @@ pub struct FormChoices {
     pub languages: Vec<(String, String)>,
     /// The hotkeys the menu offers (`global-hotkey` form).
     pub hotkeys: Vec<String>,
+    /// Apps a mode may name: the one that had the focus when the window opened, then those the
+    /// history has seen (newest first), each once.
+    pub apps: Vec<String>,
+    /// The names of the app that had the focus when the window opened (also first in `apps`).
+    pub in_front: Vec<String>,
+    /// The built-in modes of this OS (shown below the person's, each one overridable).
+    pub builtin_modes: Vec<AppMode>,
+    /// The paste keystrokes this OS has, as (settings value, label): `ctrl+shift+v`,
+    /// "Ctrl+Shift+V".
+    pub paste_keys: Vec<(String, String)>,
+    /// The keys a mode may press after the text, as (settings value, label), `none` first.
+    pub keys_after: Vec<(String, String)>,
+}
+
+impl FormChoices {
+    /// Adds `apps` to the apps offered, after those there and each once (any case).
+    pub fn offer_apps(&mut self, apps: impl IntoIterator<Item = String>) {
+        for app in apps {
+            let app = app.trim();
+            if !app.is_empty() && !self.apps.iter().any(|a| a.eq_ignore_ascii_case(app)) {
+                self.apps.push(app.to_string());
+            }
+        }
+    }
 }
 
 /// The values the form shows, as the page edits them (replacements as pairs, in order).
@@ -276,6 +323,8 @@ pub struct FormValues {
     /// Seconds as text, as the page's choice list holds them.
     pub unload_model_after_secs: String,
     pub log_text: bool,
+    /// The person's per-app modes, as settings.json has them.
+    pub modes: Vec<AppMode>,
 }
 
 impl FormValues {
@@ -324,6 +373,7 @@ impl FormValues {
             pause_media: settings.pause_media,
             unload_model_after_secs: settings.unload_model_after_secs.to_string(),
             log_text: settings.log_text,
+            modes: settings.modes.clone(),
         }
     }
 }
@@ -382,6 +432,7 @@ pub fn check(key: &str, value: &Value, choices: &FormChoices) -> Result<Change, 
         "pause_media" => boolean(value).map(Change::PauseMedia),
         "unload_model_after_secs" => unload_secs(value).map(Change::UnloadModelAfterSecs),
         "log_text" => boolean(value).map(Change::LogText),
+        "modes" => modes(value, crate::platform::IS_MACOS).map(Change::Modes),
         _ => Err(Problem::UnknownSetting),
     }
 }
@@ -563,6 +614,59 @@ fn unload_secs(value: &Value) -> Result<u64, Problem> {
     number
         .filter(|n| *n <= UNLOAD_SECS_MAX)
         .ok_or(Problem::SecondsOutOfRange)
+}
+
+/// The per-app modes as the page sends them (settings.json's form), tidied ([`tidy_mode`]);
+/// the first problem of the first rule that has one ([`problems_of`]) is the answer.
+fn modes(value: &Value, mac: bool) -> Result<Vec<AppMode>, Problem> {
+    let rules: Vec<AppMode> =
+        serde_json::from_value(value.clone()).map_err(|_| Problem::WrongType)?;
+    if rules.len() > MAX_MODES {
+        return Err(Problem::TooMany { max: MAX_MODES });
+    }
+    let rules: Vec<AppMode> = rules.into_iter().map(tidy_mode).collect();
+    if let Some((i, problem)) = problems_of(&rules, mac, MODE_LIMITS).into_iter().next() {
+        return Err(Problem::Mode {
+            place: i + 1,
+            name: rules[i].name.clone(),
+            problem,
+        });
+    }
+    Ok(rules)
+}
+
+/// A rule as it is kept: its name and apps trimmed, apps each once (any case), a choice left
+/// empty is "as the general setting" (absent), vocabulary words trimmed and the empty ones
+/// dropped. The prompt is kept as typed (an empty one is "no prompt here"; the page leaves it
+/// out for the general prompt).
+fn tidy_mode(mut rule: AppMode) -> AppMode {
+    rule.name = rule.name.trim().to_string();
+    let mut apps: Vec<String> = Vec::with_capacity(rule.apps.len());
+    for app in rule.apps.iter().map(|a| a.trim()) {
+        if !app.is_empty() && !apps.iter().any(|a| a.eq_ignore_ascii_case(app)) {
+            apps.push(app.to_string());
+        }
+    }
+    rule.apps = apps;
+    for choice in [
+        &mut rule.output,
+        &mut rule.paste_keys,
+        &mut rule.press_after,
+        &mut rule.language,
+    ] {
+        *choice = choice
+            .take()
+            .map(|c| c.trim().to_string())
+            .filter(|c| !c.is_empty());
+    }
+    if let Some(words) = &mut rule.vocabulary {
+        *words = words
+            .iter()
+            .map(|w| w.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|w| !w.is_empty())
+            .collect();
+    }
+    rule
 }
 
 /// The longest wait the unload setting takes (a day); longer is "never" (0).

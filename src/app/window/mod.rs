@@ -29,6 +29,7 @@ pub mod ipc;
 pub mod models_page;
 mod models_side;
 pub mod models_texts;
+pub mod modes_texts;
 pub mod protocol;
 pub mod retranscribe;
 mod settings_page;
@@ -37,6 +38,9 @@ pub mod settings_texts;
 pub mod texts;
 
 use crate::history::History;
+
+/// How many of the apps the history has seen the Settings page offers for a mode.
+const APPS_OFFERED: usize = 50;
 use crate::i18n::UiLang;
 use crate::recordings::RecordingStore;
 use host::{FromHost, HostEvent, WindowProcess};
@@ -400,6 +404,11 @@ fn open(
     if let Err(e) = &history {
         tracing::warn!("history window: {e}");
     }
+    let mut choices = (context.form_choices)();
+    // The apps a mode may name: those the history has seen, after the one in front.
+    if let Ok(history) = &history {
+        choices.offer_apps(history.recent_apps(APPS_OFFERED).unwrap_or_default());
+    }
     let session = Session {
         history,
         recordings: context.recordings,
@@ -415,7 +424,7 @@ fn open(
         lang: context.lang,
         settings: SettingsSession {
             values: context.form_values,
-            choices: (context.form_choices)(),
+            choices,
             lang: context.lang,
             apply: context.apply,
         },

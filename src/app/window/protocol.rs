@@ -25,12 +25,14 @@ const STYLE_CSS: &str = include_str!("../../../assets/ui/style.css");
 const APP_JS: &str = include_str!("../../../assets/ui/app.js");
 const SETTINGS_JS: &str = include_str!("../../../assets/ui/settings.js");
 const MODELS_JS: &str = include_str!("../../../assets/ui/models.js");
+const MODES_JS: &str = include_str!("../../../assets/ui/modes.js");
 /// The files of each language's folder.
-const FILES: [&str; 6] = [
+const FILES: [&str; 7] = [
     "index.html",
     "style.css",
     "app.js",
     "labels.js",
+    "modes.js",
     "settings.js",
     "models.js",
 ];
@@ -89,7 +91,8 @@ pub fn asset(path: &str) -> Asset {
             Cow::Owned(
                 (super::texts::labels_script(lang)
                     + &super::settings_texts::labels_script(lang)
-                    + &super::models_texts::labels_script(lang))
+                    + &super::models_texts::labels_script(lang)
+                    + &super::modes_texts::labels_script(lang))
                     .into_bytes(),
             ),
         ),
@@ -100,6 +103,10 @@ pub fn asset(path: &str) -> Asset {
         "models.js" => found(
             "text/javascript; charset=utf-8",
             Cow::Borrowed(MODELS_JS.as_bytes()),
+        ),
+        "modes.js" => found(
+            "text/javascript; charset=utf-8",
+            Cow::Borrowed(MODES_JS.as_bytes()),
         ),
         _ => Asset {
             status: 404,
@@ -148,7 +155,7 @@ mod tests {
             }
         }
         let bundle = bundle();
-        assert_eq!(bundle.len(), 12);
+        assert_eq!(bundle.len(), 2 * FILES.len());
         for served in &bundle {
             let asset = asset(&served.path);
             assert_eq!(served.body.as_bytes(), &*asset.body, "{}", served.path);
@@ -184,6 +191,7 @@ mod tests {
             assert!(
                 tag.contains(r#"src="labels.js""#)
                     || tag.contains(r#"src="app.js""#)
+                    || tag.contains(r#"src="modes.js""#)
                     || tag.contains(r#"src="settings.js""#)
                     || tag.contains(r#"src="models.js""#),
                 "{tag}"

@@ -45,6 +45,11 @@ pub(super) fn form_choices(lang: UiLang) -> FormChoices {
             .iter()
             .map(|h| h.to_string())
             .collect(),
+        apps: Vec::new(),
+        in_front: Vec::new(),
+        builtin_modes: crate::settings::modes::builtin_rules(crate::platform::IS_MACOS),
+        paste_keys: super::modes_texts::paste_keys(crate::platform::IS_MACOS),
+        keys_after: super::modes_texts::keys_after(crate::platform::IS_MACOS, lang),
     }
 }
 
@@ -148,6 +153,16 @@ impl App {
                 self.settings.unload_model_after_secs = secs;
                 self.save_choice(SettingKey::UnloadModelAfterSecs);
                 self.idle.set_after(secs);
+                self.window_shows_settings();
+                None
+            }
+            Change::Modes(rules) => {
+                self.settings.modes = rules;
+                self.save_choice(SettingKey::Modes);
+                tracing::info!(
+                    modes = self.settings.modes.len(),
+                    "per-app modes changed on the settings page"
+                );
                 self.window_shows_settings();
                 None
             }

@@ -223,6 +223,12 @@ fn a_list_of_rules_names_each_problem_with_its_place() {
     assert_eq!(
         problems,
         vec![
+            (
+                1,
+                ModeProblem::SameName {
+                    name: "chat".into()
+                }
+            ),
             (1, ModeProblem::NoApps),
             (
                 1,
@@ -237,15 +243,23 @@ fn a_list_of_rules_names_each_problem_with_its_place() {
                     max: 600
                 }
             ),
-            (1, ModeProblem::VocabularyTooLong),
             (
                 1,
-                ModeProblem::SameName {
-                    name: "chat".into()
+                ModeProblem::VocabularyTooLong {
+                    max_words: 500,
+                    max_chars: 100
                 }
             ),
         ]
     );
+    assert_eq!(
+        rule(&"n".repeat(MAX_NAME_CHARS + 1), &["x"]).problems(false, LIMITS),
+        vec![ModeProblem::NameTooLong],
+        "the overlay shows the name"
+    );
+    assert!(rule(&"n".repeat(MAX_NAME_CHARS), &["x"])
+        .problems(false, LIMITS)
+        .is_empty());
 }
 
 #[test]

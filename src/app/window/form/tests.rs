@@ -6,8 +6,7 @@ fn choices() -> FormChoices {
         models: vec!["base".into(), "small".into()],
         microphones: vec!["USB Mic".into()],
         devices: vec!["cpu".into(), "cuda".into()],
-        languages: Vec::new(),
-        hotkeys: Vec::new(),
+        ..FormChoices::default()
     }
 }
 
@@ -373,4 +372,109 @@ fn every_problem_is_said_in_both_languages() {
         assert!(!en.is_empty() && !pl.is_empty());
         assert_ne!(en, pl, "{problem:?}");
     }
+}
+
+/// The page sends the whole list of modes; it is kept tidied, or the first problem of the first
+/// rule that has one is said, naming the rule.
+#[test]
+fn modes_are_taken_tidied_or_the_first_problem_names_its_rule() {
+    let Change::Modes(rules) = ok(
+        "modes",
+        json!([
+            {"name": " Chat ", "apps": [" Slack", "slack", "", "discord"], "press_after": "enter",
+             "output": "", "language": " ", "vocabulary": [" Kubernetes ", " "]},
+            {"name": "Notes", "apps": ["obsidian"], "language": "pl", "prompt": ""},
+        ]),
+    ) else {
+        panic!()
+    };
+    assert_eq!(rules[0].name, "Chat");
+    assert_eq!(rules[0].apps, ["Slack", "discord"]);
+    assert_eq!(rules[0].press_after.as_deref(), Some("enter"));
+    assert_eq!(
+        (rules[0].output.clone(), rules[0].language.clone()),
+        (None, None)
+    );
+    assert_eq!(rules[0].vocabulary, Some(vec!["Kubernetes".to_string()]));
+    // An empty prompt is "no prompt here", as written.
+    assert_eq!(rules[1].prompt.as_deref(), Some(""));
+    assert_eq!(ok("modes", json!([])), Change::Modes(Vec::new()));
+
+    let problem_of = |value: Value| match problem("modes", value) {
+        Problem::Mode {
+            place,
+            name,
+            problem,
+        } => (place, name, problem),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        problem_of(json!([{"name": "Chat", "apps": ["slack"]}, {"name": "", "apps": ["  "]}])),
+        (2, String::new(), ModeProblem::NoName)
+    );
+    assert_eq!(
+        problem_of(json!([{"name": "Chat", "apps": ["slack"], "paste_keys": "cmd+v"}])).2,
+        ModeProblem::NotPasteKeys {
+            value: "cmd+v".into()
+        },
+        "⌘V is not a Linux keystroke"
+    );
+    assert_eq!(
+        problem_of(json!([{"name": "A", "apps": ["x"]}, {"name": "a", "apps": ["y"]}])),
+        (
+            2,
+            "a".to_string(),
+            ModeProblem::SameName { name: "a".into() }
+        )
+    );
+    let said = problem(
+        "modes",
+        json!([{"name": "Mail", "apps": ["thunderbird"], "language": "klingon"}]),
+    );
+    assert_eq!(
+        said.text(UiLang::En),
+        "Mode \"Mail\": Whisper does not know the language \"klingon\" (e.g. pl, en, auto)."
+    );
+    assert_eq!(
+        said.text(UiLang::Pl),
+        "Tryb „Mail”: Whisper nie zna języka „klingon” (np. pl, en, auto)."
+    );
+    // Not a list of rules, or too many.
+    assert_eq!(problem("modes", json!({"name": "x"})), Problem::WrongType);
+    assert_eq!(
+        problem("modes", json!([{"apps": "slack"}])),
+        Problem::WrongType
+    );
+    let many: Vec<Value> = (0..=MAX_MODES)
+        .map(|i| json!({"name": format!("m{i}"), "apps": ["a"]}))
+        .collect();
+    assert_eq!(
+        problem("modes", Value::from(many)),
+        Problem::TooMany { max: MAX_MODES }
+    );
+}
+
+/// The form shows the person's modes as settings.json has them, and offers each app once.
+#[test]
+fn the_form_shows_the_modes_and_offers_each_app_once() {
+    let rule = crate::settings::modes::AppMode {
+        name: "Chat".into(),
+        apps: vec!["slack".into()],
+        press_after: Some("enter".into()),
+        ..Default::default()
+    };
+    let values = FormValues::of(&Settings {
+        modes: vec![rule.clone()],
+        ..Settings::default()
+    });
+    assert_eq!(values.modes, vec![rule]);
+    let json = serde_json::to_value(&values).unwrap();
+    assert_eq!(
+        json["modes"],
+        json!([{"name": "Chat", "apps": ["slack"], "press_after": "enter"}])
+    );
+    let mut choices = FormChoices::default();
+    choices.offer_apps(["xterm".to_string(), "XTerm".to_string()]);
+    choices.offer_apps(["Slack".into(), " ".into(), "xterm".into(), "kitty".into()]);
+    assert_eq!(choices.apps, ["xterm", "Slack", "kitty"]);
 }
