@@ -149,3 +149,47 @@ fn an_error_reply_exits_1_and_says_it() {
     assert_eq!(text(&out.stdout), "");
     app.join().unwrap();
 }
+
+/// The same commands from `whisper-dictation-trigger`, the binary without libtorch that key
+/// bindings call: the same line sent, the same replies and exit codes (0, 1, 2, 3).
+#[test]
+fn the_binary_without_libtorch_speaks_the_same() {
+    const LIGHT: &str = env!("CARGO_BIN_EXE_whisper-dictation-trigger");
+    let run = |dir: &Path, args: &[&str]| {
+        Command::new(LIGHT)
+            .args(args)
+            .env("WHISPER_DICTATION_STATE_DIR", dir)
+            .output()
+            .expect("the trigger binary runs")
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(dir.path(), &["start"]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains(&dir.path().join("control.sock").display().to_string()),
+        "{err}"
+    );
+    for args in [&[][..], &["start", "now"], &["stopp"]] {
+        let out = run(dir.path(), args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(text(&out.stderr).contains("usage:"), "{args:?}");
+    }
+    let app = stand_in(
+        dir.path(),
+        &["ok recording\n", "error: the app is quitting\n"],
+    );
+    let started = std::time::Instant::now();
+    let out = run(dir.path(), &["start"]);
+    let took = started.elapsed();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout), "recording\n");
+    println!(
+        "whisper-dictation-trigger start → reply printed: {} ms",
+        took.as_millis()
+    );
+    let out = run(dir.path(), &["cancel"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("the app is quitting"));
+    assert_eq!(app.join().unwrap(), ["start\n", "cancel\n"]);
+}
