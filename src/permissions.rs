@@ -247,9 +247,9 @@ impl Problem {
             }
             Problem::Wayland => {
                 if pl {
-                    ("Sesja Wayland: działa tylko z aplikacjami X11".into(), "Wayland nie daje zwykłym aplikacjom globalnych skrótów ani wysyłania klawiszy: skrót działa tylko, gdy aktywne jest okno aplikacji X11, i tylko do nich trafia wklejanie. Aby dyktować wszędzie, zaloguj się do sesji X11 (np. „GNOME on Xorg”).".into())
+                    ("Sesja Wayland: działa tylko z aplikacjami X11".into(), "Wayland nie daje zwykłym aplikacjom globalnych skrótów ani wysyłania klawiszy: skrót działa tylko, gdy aktywne jest okno aplikacji X11, i tylko do nich trafia wklejanie. Skrót działający wszędzie: dodaj w skrótach klawiszowych pulpitu polecenie „whisper-dictation-trigger toggle” (README, „Trigger from outside”); z wyjściem „Tylko kopiuj” tekst trafi do schowka, wklej go Ctrl+V. Aby dyktować wszędzie z wklejaniem, zaloguj się do sesji X11 (np. „GNOME on Xorg”).".into())
                 } else {
-                    ("Wayland session: works with X11 apps only".into(), "Wayland gives ordinary apps no global hotkeys and no synthesized keys: the hotkey works only while an X11 app has focus, and only X11 apps receive the paste. To dictate everywhere, log in to an X11 session (e.g. \"GNOME on Xorg\").".into())
+                    ("Wayland session: works with X11 apps only".into(), "Wayland gives ordinary apps no global hotkeys and no synthesized keys: the hotkey works only while an X11 app has focus, and only X11 apps receive the paste. For a hotkey that works everywhere, add the command \"whisper-dictation-trigger toggle\" to your desktop's keyboard shortcuts (README, \"Trigger from outside\"); with Output set to Copy only, the text then goes to the clipboard for you to paste with Ctrl+V. To dictate everywhere with the paste, log in to an X11 session (e.g. \"GNOME on Xorg\").".into())
                 }
             }
             Problem::Translocated => {
@@ -610,6 +610,13 @@ mod tests {
             summary.contains("Wayland") && body.contains("X11 session"),
             "{body}"
         );
+        for lang in [UiLang::En, UiLang::Pl] {
+            let (_, body) = Problem::Wayland.text(lang);
+            assert!(
+                body.contains("whisper-dictation-trigger toggle"),
+                "the way to a hotkey that works everywhere: {body}"
+            );
+        }
         assert_eq!(Problem::Wayland.pane(), None);
     }
 
