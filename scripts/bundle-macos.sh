@@ -11,6 +11,8 @@
 #   Contents/MacOS/whisper-dictation    the release binary
 #   Contents/MacOS/whisper-dictation-window   the History/Settings window's own process (no
 #                                       libtorch; found beside the binary given with --binary)
+#   Contents/MacOS/whisper-dictation-trigger  start/stop/toggle/cancel for key bindings (no
+#                                       libtorch, so it starts at once; found beside it too)
 #   Contents/Resources/AppIcon.icns     assets/icons/AppIcon.icns (scripts/make-icns.py)
 #   Contents/Resources/{en,pl}.lproj/InfoPlist.strings   the microphone prompt in each language
 #   Contents/Frameworks/*.dylib         the libtorch dylibs the binary needs, libomp included
@@ -18,9 +20,9 @@
 # The binary is linked with an absolute rpath to the build's libtorch (build.rs); here it is
 # replaced by @executable_path/../Frameworks, every bundled dylib gets the install name
 # @rpath/<name> and keeps only relative rpaths, so the app runs from wherever it is put. Then
-# everything is signed, inside out: each dylib and the window's executable (whose absolute
-# rpath goes too: it needs no libtorch), then the app with resources/*.entitlements. Ad
-# hoc by default (runs on the Mac that built it and, after the quarantine is removed, on others;
+# everything is signed, inside out: each dylib and the executables without libtorch (the
+# window's and the trigger's, whose absolute rpath goes too), then the app with
+# resources/*.entitlements. Ad hoc by default (runs on the Mac that built it and, after the quarantine is removed, on others;
 # see docs/M1_SETUP.md), but every build is then a new code identity and macOS forgets the
 # Microphone and Accessibility grants at each rebuild. With --identity "Developer ID
 # Application: …" the hardened runtime and a secure timestamp are added, as notarization
@@ -40,6 +42,9 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 app_name="Whisper Dictation"
 exe_name=whisper-dictation
 window_exe=whisper-dictation-window
+trigger_exe=whisper-dictation-trigger
+# The executables beside the app's that link no libtorch and need no entitlements.
+plain_exes=("$window_exe" "$trigger_exe")
 frameworks_rpath='@executable_path/../Frameworks'
 # The layout-only list. On a Mac the real list is read from the binary (otool -L); for PyPI's
 # torch 2.13.0 macOS wheel it is exactly these (its Mach-O load commands, read on Linux: the
@@ -85,12 +90,13 @@ version=$(sed -n '/^\[package\]/,/^\[/s/^version *= *"\([^"]*\)".*/\1/p' "$root/
 
 if [ -z "$binary" ]; then
   say "building the release binary"
-  (cd "$root" && cargo build --release --bin "$exe_name" --bin "$window_exe" >&2)
+  (cd "$root" && cargo build --release --bin "$exe_name" --bin "$window_exe" --bin "$trigger_exe" >&2)
   binary="$root/target/release/$exe_name"
 fi
 [ -f "$binary" ] || die "no binary at $binary"
-window_binary="$(dirname "$binary")/$window_exe"
-[ -f "$window_binary" ] || die "no window executable at $window_binary (cargo build --release --bins)"
+for plain in "${plain_exes[@]}"; do
+  [ -f "$(dirname "$binary")/$plain" ] || die "no $plain beside $binary (cargo build --release --bins)"
+done
 
 if [ -z "$libtorch_lib" ]; then
   libtorch_lib="$root/.libtorch/lib"
@@ -131,9 +137,11 @@ record file Contents/Info.plist
 cp "$binary" "$stage/Contents/MacOS/$exe_name"
 chmod 755 "$stage/Contents/MacOS/$exe_name"
 record file "Contents/MacOS/$exe_name"
-cp "$window_binary" "$stage/Contents/MacOS/$window_exe"
-chmod 755 "$stage/Contents/MacOS/$window_exe"
-record file "Contents/MacOS/$window_exe"
+for plain in "${plain_exes[@]}"; do
+  cp "$(dirname "$binary")/$plain" "$stage/Contents/MacOS/$plain"
+  chmod 755 "$stage/Contents/MacOS/$plain"
+  record file "Contents/MacOS/$plain"
+done
 cp "$root/assets/icons/AppIcon.icns" "$stage/Contents/Resources/AppIcon.icns"
 record file Contents/Resources/AppIcon.icns
 for lproj in "$root"/resources/*.lproj; do
@@ -192,20 +200,25 @@ else
   record rpath-delete "$exe_rel" "$libtorch_lib"
   record rpath-ensure "$exe_rel" "$frameworks_rpath"
 fi
-# The window's executable needs no libtorch: build.rs's rpath (given to every target) goes.
-window_rel="Contents/MacOS/$window_exe"
-if [ "$mode" = macos ]; then
-  if otool -L "$stage/$window_rel" | grep -q '@rpath/'; then
-    die "$window_exe links a library by @rpath (libtorch?): it must stay without it"
+# The window's and the trigger's executables need no libtorch: build.rs's rpath (given to
+# every target) goes.
+plain_rels=()
+for plain in "${plain_exes[@]}"; do
+  plain_rel="Contents/MacOS/$plain"
+  plain_rels+=("$plain_rel")
+  if [ "$mode" = macos ]; then
+    if otool -L "$stage/$plain_rel" | grep -q '@rpath/'; then
+      die "$plain links a library by @rpath (libtorch?): it must stay without it"
+    fi
+    while read -r rpath; do
+      [ -n "$rpath" ] || continue
+      install_name_tool -delete_rpath "$rpath" "$stage/$plain_rel"
+      record rpath-delete "$plain_rel" "$rpath"
+    done < <(lc_rpaths "$stage/$plain_rel")
+  else
+    record rpath-delete "$plain_rel" "$libtorch_lib"
   fi
-  while read -r rpath; do
-    [ -n "$rpath" ] || continue
-    install_name_tool -delete_rpath "$rpath" "$stage/$window_rel"
-    record rpath-delete "$window_rel" "$rpath"
-  done < <(lc_rpaths "$stage/$window_rel")
-else
-  record rpath-delete "$window_rel" "$libtorch_lib"
-fi
+done
 for lib in "${dylibs[@]}"; do
   rel="Contents/Frameworks/$lib"
   if [ "$mode" = macos ]; then
@@ -227,7 +240,7 @@ done
 
 # On a Mac, check the result: nothing may point outside the bundle but the system's libraries.
 if [ "$mode" = macos ]; then
-  for file in "$stage/$exe_rel" "$stage/$window_rel" "$stage"/Contents/Frameworks/*.dylib; do
+  for file in "$stage/$exe_rel" "${plain_rels[@]/#/$stage/}" "$stage"/Contents/Frameworks/*.dylib; do
     bad=$(otool -L "$file" | tail -n +2 | awk '{print $1}' \
       | grep -v -e '^@rpath/' -e '^/usr/lib/' -e '^/System/Library/' || true)
     [ -z "$bad" ] || die "$(basename "$file") still links outside the bundle: $bad"
@@ -257,9 +270,12 @@ for lib in "${dylibs[@]}"; do
   [ "$mode" = macos ] && codesign "${sign_flags[@]}" "$stage/Contents/Frameworks/$lib"
   record sign "Contents/Frameworks/$lib" "$identity"
 done
-# The window's executable: no entitlements (it records nothing and sends no keystrokes).
-[ "$mode" = macos ] && codesign "${sign_flags[@]}" "$stage/$window_rel"
-record sign "$window_rel" "$identity"
+# The window's and the trigger's executables: no entitlements (they record nothing and send
+# no keystrokes).
+for plain_rel in "${plain_rels[@]}"; do
+  [ "$mode" = macos ] && codesign "${sign_flags[@]}" "$stage/$plain_rel"
+  record sign "$plain_rel" "$identity"
+done
 if [ "$mode" = macos ]; then
   codesign "${sign_flags[@]}" --entitlements "$entitlements" "$stage"
   codesign --verify --strict --verbose=2 "$stage" >&2

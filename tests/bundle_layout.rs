@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 const APP: &str = "Whisper Dictation.app";
+/// The key bindings' executable beside the app's (no libtorch).
+const TRIGGER: &str = "whisper-dictation-trigger";
 const DYLIBS: [&str; 4] = [
     "libtorch.dylib",
     "libtorch_cpu.dylib",
@@ -42,6 +44,11 @@ impl Fixture {
         fs::write(
             dir.path().join("whisper-dictation-window"),
             b"\xcf\xfa\xed\xfe placeholder window binary",
+        )
+        .unwrap();
+        fs::write(
+            dir.path().join(TRIGGER),
+            b"\xcf\xfa\xed\xfe placeholder trigger binary",
         )
         .unwrap();
         for name in [
@@ -179,6 +186,7 @@ fn the_layout_holds_the_binary_the_dylibs_the_icon_and_the_plists() {
         "Contents/PkgInfo",
         "Contents/MacOS/whisper-dictation",
         "Contents/MacOS/whisper-dictation-window",
+        "Contents/MacOS/whisper-dictation-trigger",
         "Contents/Resources/AppIcon.icns",
         "Contents/Resources/en.lproj/InfoPlist.strings",
         "Contents/Resources/pl.lproj/InfoPlist.strings",
@@ -315,22 +323,26 @@ fn the_manifest_records_rpaths_install_names_and_signatures() {
     let exe = "Contents/MacOS/whisper-dictation";
     let canonical_lib = fs::canonicalize(fixture.lib()).unwrap();
     let window = "Contents/MacOS/whisper-dictation-window";
+    let trigger = format!("Contents/MacOS/{TRIGGER}");
     let canonical_lib = canonical_lib.to_string_lossy().into_owned();
     assert_eq!(
         steps(&manifest, "rpath-delete"),
         vec![
             [exe.to_string(), canonical_lib.clone()].as_slice(),
-            // The window's executable keeps no rpath: it links no libtorch.
-            [window.to_string(), canonical_lib].as_slice()
+            // The window's and the trigger's executables keep no rpath: they link no libtorch.
+            [window.to_string(), canonical_lib.clone()].as_slice(),
+            [trigger.clone(), canonical_lib].as_slice()
         ]
     );
-    assert!(
-        !steps(&manifest, "rpath-ensure")
-            .iter()
-            .any(|step| step[0] == window),
-        "the window's executable needs no Frameworks rpath"
-    );
-    assert!(steps(&manifest, "sign").contains(&[window.to_string(), "-".to_string()].as_slice()));
+    for plain in [window, trigger.as_str()] {
+        assert!(
+            !steps(&manifest, "rpath-ensure")
+                .iter()
+                .any(|step| step[0] == plain),
+            "{plain} needs no Frameworks rpath"
+        );
+        assert!(steps(&manifest, "sign").contains(&[plain.to_string(), "-".to_string()].as_slice()));
+    }
     let ensured = steps(&manifest, "rpath-ensure");
     assert!(ensured.contains(
         &[
@@ -564,6 +576,8 @@ impl FakeMac {
             "whisper-dictation": { "id": null, "loads": exe_loads, "rpaths": [lib] },
             // build.rs gives every target the rpath; the window's executable needs none.
             "whisper-dictation-window": { "id": null, "loads": window_loads, "rpaths": [lib] },
+            // The trigger: std only.
+            TRIGGER: { "id": null, "loads": system, "rpaths": [lib] },
             "libtorch.dylib": dylib("@rpath/libtorch.dylib", &["@rpath/libtorch_cpu.dylib", "@rpath/libc10.dylib"], "@loader_path"),
             "libtorch_cpu.dylib": dylib("@rpath/libtorch_cpu.dylib", &["@rpath/libc10.dylib", "@rpath/libomp.dylib"], "@loader_path"),
             "libc10.dylib": dylib("@rpath/libc10.dylib", &[], "@loader_path"),
@@ -648,6 +662,11 @@ fn the_macos_branch_fixes_rpaths_signs_inside_out_and_checks_the_result() {
         serde_json::json!([]),
         "the window's executable links no libtorch"
     );
+    assert_eq!(
+        state[TRIGGER]["rpaths"],
+        serde_json::json!([]),
+        "the trigger links no libtorch"
+    );
     for dylib in DYLIBS {
         assert_eq!(state[dylib]["id"], format!("@rpath/{dylib}"), "{dylib}");
     }
@@ -661,11 +680,11 @@ fn the_macos_branch_fixes_rpaths_signs_inside_out_and_checks_the_result() {
         serde_json::json!(["@loader_path"])
     );
 
-    // Signing: every dylib, the window's executable, then the app with the entitlements, then
-    // the check.
+    // Signing: every dylib, the window's and the trigger's executables, then the app with the
+    // entitlements, then the check.
     let calls = mac.calls();
     let codesign: Vec<&Vec<String>> = calls.iter().filter(|c| c[0] == "codesign").collect();
-    assert_eq!(codesign.len(), DYLIBS.len() + 3, "{codesign:?}");
+    assert_eq!(codesign.len(), DYLIBS.len() + 4, "{codesign:?}");
     for call in &codesign[..DYLIBS.len()] {
         assert!(call.last().unwrap().ends_with(".dylib"), "{call:?}");
         assert!(call.contains(&"--sign".to_string()) && call.contains(&"-".to_string()));
@@ -683,14 +702,23 @@ fn the_macos_branch_fixes_rpaths_signs_inside_out_and_checks_the_result() {
             && !window_sign.contains(&"--entitlements".to_string()),
         "{window_sign:?}"
     );
-    let app_sign = codesign[DYLIBS.len() + 1];
+    let trigger_sign = codesign[DYLIBS.len() + 1];
+    assert!(
+        trigger_sign
+            .last()
+            .unwrap()
+            .ends_with(&format!("Contents/MacOS/{TRIGGER}"))
+            && !trigger_sign.contains(&"--entitlements".to_string()),
+        "{trigger_sign:?}"
+    );
+    let app_sign = codesign[DYLIBS.len() + 2];
     assert!(
         app_sign.last().unwrap().ends_with(".app.partial"),
         "{app_sign:?}"
     );
     let at = app_sign.iter().position(|a| a == "--entitlements").unwrap();
     assert!(app_sign[at + 1].ends_with("resources/whisper-dictation.entitlements"));
-    assert!(codesign[DYLIBS.len() + 2].contains(&"--verify".to_string()));
+    assert!(codesign[DYLIBS.len() + 3].contains(&"--verify".to_string()));
     // rpaths were fixed before anything was signed (a change after signing breaks it).
     let first_sign = calls.iter().position(|c| c[0] == "codesign").unwrap();
     let last_edit = calls
@@ -786,14 +814,14 @@ fn a_self_signed_identity_signs_without_the_hardened_runtime() {
     assert_eq!(app_sign[4], "signing=self-signed");
 }
 
-/// The codesign calls that signed (not the final --verify): every dylib, the window's
-/// executable, then the app, each with `identity`.
+/// The codesign calls that signed (not the final --verify): every dylib, the window's and the
+/// trigger's executables, then the app, each with `identity`.
 fn signing_calls<'a>(calls: &'a [Vec<String>], identity: &str) -> Vec<&'a Vec<String>> {
     let signs: Vec<&Vec<String>> = calls
         .iter()
         .filter(|c| c[0] == "codesign" && !c.contains(&"--verify".to_string()))
         .collect();
-    assert_eq!(signs.len(), DYLIBS.len() + 2, "{signs:?}");
+    assert_eq!(signs.len(), DYLIBS.len() + 3, "{signs:?}");
     for call in &signs {
         let at = call.iter().position(|a| a == "--sign").unwrap();
         assert_eq!(call[at + 1], identity, "{call:?}");
