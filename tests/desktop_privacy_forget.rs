@@ -38,6 +38,8 @@ const SENTINEL: &str = "the person's own clipboard";
 const MACHINE_FILES: &[&str] = &[
     "settings.json",
     "instance.lock",
+    // The running app's control socket (start/stop from key bindings): no data in it.
+    "control.sock",
     "model-suggested",
     "device-history.json",
     "device-inflight.json",
@@ -178,7 +180,11 @@ fn forget_everything_leaves_only_the_settings_and_recordings_can_be_left_unkept(
         .filter(|w| w.len() >= 6)
         .collect();
     for file in &left {
-        if file.starts_with("logs") || file == Path::new("settings.json") {
+        // A socket cannot be read as a file (and holds nothing).
+        if file.starts_with("logs")
+            || file == Path::new("settings.json")
+            || file == Path::new("control.sock")
+        {
             continue;
         }
         let bytes = fs::read(state.join(file)).unwrap();
