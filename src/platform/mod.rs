@@ -14,6 +14,8 @@ mod keystrokes;
 pub mod media;
 mod notifications;
 mod power;
+#[cfg(target_os = "linux")]
+pub mod wayland;
 
 pub use clipboard::{primary_text, set_clipboard_text, set_primary_text};
 pub use file_modes::{dir_builder_mode, mode_of, open_options_mode, set_mode};
