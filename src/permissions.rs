@@ -75,14 +75,9 @@ pub struct Observed {
     pub accessibility: Option<bool>,
     /// Whether the output mode sends keystrokes (paste, type); "copy only" does not.
     pub sends_keys: bool,
-    /// A Wayland session (Linux), where hotkeys and keystrokes reach only X11 apps.
+    /// A Wayland session (Linux) where the app's own hotkey is heard only in X11 apps (no
+    /// portal shortcut): the desktop's key binding is the way (`app::desktop_session`).
     pub wayland: bool,
-}
-
-/// Whether the session is Wayland, from `XDG_SESSION_TYPE` and `WAYLAND_DISPLAY`.
-pub fn is_wayland_session(xdg_session_type: Option<&str>, wayland_display: Option<&str>) -> bool {
-    xdg_session_type.is_some_and(|t| t.trim().eq_ignore_ascii_case("wayland"))
-        || wayland_display.is_some_and(|d| !d.trim().is_empty())
 }
 
 /// Which copy of the app this is, as far as a privacy grant cares: where it is and which build
@@ -152,7 +147,7 @@ pub enum Problem {
     },
     /// Running from a translocated copy (`bundle`).
     Translocated,
-    /// A Wayland session: the hotkey and keystrokes work only with X11 apps.
+    /// A Wayland session without the portal's shortcuts: bind the trigger in the desktop.
     Wayland,
 }
 
@@ -247,9 +242,9 @@ impl Problem {
             }
             Problem::Wayland => {
                 if pl {
-                    ("Sesja Wayland: działa tylko z aplikacjami X11".into(), "Wayland nie daje zwykłym aplikacjom globalnych skrótów ani wysyłania klawiszy: skrót działa tylko, gdy aktywne jest okno aplikacji X11, i tylko do nich trafia wklejanie. Skrót działający wszędzie: dodaj w skrótach klawiszowych pulpitu polecenie „whisper-dictation-trigger toggle” (README, „Trigger from outside”); z wyjściem „Tylko kopiuj” tekst trafi do schowka, wklej go Ctrl+V. Aby dyktować wszędzie z wklejaniem, zaloguj się do sesji X11 (np. „GNOME on Xorg”).".into())
+                    ("Wayland: przypisz skrót w ustawieniach pulpitu".into(), "Na Waylandzie własny skrót aplikacji działa tylko, gdy aktywne jest okno aplikacji X11. Skrót działający wszędzie: dodaj w skrótach klawiszowych pulpitu polecenie „whisper-dictation-trigger toggle” (mówienie z przytrzymaniem: „whisper-dictation-trigger start” przy naciśnięciu i „… stop” przy puszczeniu; README, „Wayland”). Drugi wiersz menu mówi, co tu działa: wklejanie i nakładka.".into())
                 } else {
-                    ("Wayland session: works with X11 apps only".into(), "Wayland gives ordinary apps no global hotkeys and no synthesized keys: the hotkey works only while an X11 app has focus, and only X11 apps receive the paste. For a hotkey that works everywhere, add the command \"whisper-dictation-trigger toggle\" to your desktop's keyboard shortcuts (README, \"Trigger from outside\"); with Output set to Copy only, the text then goes to the clipboard for you to paste with Ctrl+V. To dictate everywhere with the paste, log in to an X11 session (e.g. \"GNOME on Xorg\").".into())
+                    ("Wayland: bind the hotkey in your desktop".into(), "On Wayland the app's own hotkey is heard only while an X11 app has the focus. For a hotkey that works everywhere, add a keyboard shortcut in your desktop's settings that runs \"whisper-dictation-trigger toggle\" (hold-to-talk: \"whisper-dictation-trigger start\" on press and \"… stop\" on release; README, \"Wayland\"). The menu's second line says what works here: the paste and the overlay.".into())
                 }
             }
             Problem::Translocated => {
@@ -275,17 +270,15 @@ pub struct Check {
     pub record: GrantRecord,
 }
 
-/// Asks the OS now (the probes in `platform`); `sends_keys` comes from the output mode.
-pub fn observe(sends_keys: bool) -> Observed {
+/// Asks the OS now (the probes in `platform`); `sends_keys` comes from the output mode,
+/// `hotkey_needs_binding` from the desktop session (Wayland without the portal's shortcuts).
+pub fn observe(sends_keys: bool, hotkey_needs_binding: bool) -> Observed {
     Observed {
         microphone: crate::platform::microphone_authorization()
             .and_then(MicrophoneAccess::from_av_status),
         accessibility: crate::platform::accessibility_trusted(),
         sends_keys,
-        wayland: is_wayland_session(
-            std::env::var("XDG_SESSION_TYPE").ok().as_deref(),
-            std::env::var("WAYLAND_DISPLAY").ok().as_deref(),
-        ),
+        wayland: hotkey_needs_binding,
     }
 }
 
@@ -584,12 +577,6 @@ mod tests {
 
     #[test]
     fn a_wayland_session_is_explained_once_and_not_rechecked() {
-        assert!(is_wayland_session(Some("wayland"), None));
-        assert!(is_wayland_session(Some("x11"), Some("wayland-0")));
-        assert!(!is_wayland_session(Some("x11"), None));
-        assert!(!is_wayland_session(None, Some("")));
-        assert!(!is_wayland_session(None, None));
-
         let state = tempfile::tempdir().unwrap();
         let loose = Location::of(Path::new("/usr/bin/whisper-dictation"));
         let mut watch = PermissionWatch::new(state.path().to_path_buf(), Some(loose));
@@ -607,7 +594,7 @@ mod tests {
         assert!(!watch.applies(), "no macOS permissions menu item");
         let (summary, body) = Problem::Wayland.text(UiLang::En);
         assert!(
-            summary.contains("Wayland") && body.contains("X11 session"),
+            summary.contains("Wayland") && body.contains("whisper-dictation-trigger start"),
             "{body}"
         );
         for lang in [UiLang::En, UiLang::Pl] {

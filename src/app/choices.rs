@@ -115,10 +115,17 @@ impl App {
         let Ok(new) = HotKey::from_str(&text) else {
             return;
         };
+        let Some(hotkeys) = &self.hotkeys else {
+            // Wayland without X11: no grab to change; the setting is kept for the portal's
+            // preferred trigger and for an X11 session.
+            self.settings.hotkey = text;
+            self.save_choice(SettingKey::Hotkey);
+            return;
+        };
         if let Some(old) = self.hotkey.take() {
-            let _ = self.hotkeys.unregister(old);
+            let _ = hotkeys.unregister(old);
         }
-        match self.hotkeys.register(new) {
+        match hotkeys.register(new) {
             Ok(()) => {
                 tracing::info!(hotkey = text, "hotkey changed");
                 self.hotkey = Some(new);
@@ -133,7 +140,7 @@ impl App {
                 self.notify(&super::hotkey::unavailable(&text, e.to_string()));
                 self.hotkey = HotKey::from_str(&self.settings.hotkey)
                     .ok()
-                    .filter(|old| self.hotkeys.register(*old).is_ok());
+                    .filter(|old| hotkeys.register(*old).is_ok());
             }
         }
     }

@@ -51,7 +51,10 @@ impl App {
     /// schedules the next check. Returns whether an Accessibility problem is known.
     pub(super) fn check_permissions(&mut self) -> bool {
         let sends_keys = OutputMode::parse(&self.settings.output) != Some(OutputMode::Copy);
-        let changes = self.permissions.update(&permissions::observe(sends_keys));
+        let changes = self.permissions.update(&permissions::observe(
+            sends_keys,
+            self.session.hotkey_needs_binding(),
+        ));
         for problem in &changes.new {
             tracing::warn!(?problem, "permission missing");
             let (summary, body) = problem.text(self.lang);

@@ -24,6 +24,7 @@
 mod app_modes;
 mod choices;
 mod delivery;
+mod desktop_session;
 mod events;
 mod first_run;
 pub mod hallucinations;
@@ -141,9 +142,26 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         );
     }
 
-    let hotkeys = HotkeyListener::new(forward_hotkeys(&proxy))
-        .map_err(|e| anyhow::anyhow!("global hotkeys are not available here: {e}"))?;
-    let hotkey = hotkey::register_hotkey(&hotkeys, &settings.hotkey, &notifier, lang);
+    let session_facts = desktop_session::SessionFacts::read();
+    let session = desktop_session::plan(&session_facts);
+    session.log(&session_facts);
+    // Wayland without X11 has no keys to grab: the desktop's binding (or the portal) starts
+    // dictation there. Elsewhere the grab is the hotkey, and without it the app is no use.
+    let hotkeys = if session.grabs_keys() {
+        match HotkeyListener::new(forward_hotkeys(&proxy)) {
+            Ok(listener) => Some(listener),
+            Err(e) if session.kind != desktop_session::SessionKind::X11 => {
+                tracing::warn!("no X11 hotkey on this Wayland session: {e}");
+                None
+            }
+            Err(e) => return Err(anyhow::anyhow!("global hotkeys are not available here: {e}")),
+        }
+    } else {
+        None
+    };
+    let hotkey = hotkeys
+        .as_ref()
+        .and_then(|h| hotkey::register_hotkey(h, &settings.hotkey, &notifier, lang));
     hotkey::warn_if_system_shortcut(&notifier, lang, &settings.hotkey);
     forward_menu(proxy.clone());
     let terminate = sender(&proxy, |()| AppEvent::Terminate);
@@ -204,6 +222,7 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         overlay,
         wakeup: wakeup::Wakeup::spawn(move || wake(()))?,
         hotkeys,
+        session,
         hotkey,
         dictation: Dictation::new(Config::new(mode, max)),
         login_item: login_item(),
@@ -342,7 +361,10 @@ struct App {
     overlay: Overlay,
     /// Wakes the loop at the deadline it waits for.
     wakeup: wakeup::Wakeup,
-    hotkeys: HotkeyListener,
+    /// The app's own hotkey listener; `None` on Wayland without X11.
+    hotkeys: Option<HotkeyListener>,
+    /// What works in this desktop session (found at start).
+    session: desktop_session::SessionPlan,
     /// The registered hotkey (`None` when registration failed).
     hotkey: Option<HotKey>,
     dictation: Dictation,
@@ -736,6 +758,7 @@ impl App {
             .iter()
             .map(|b| b.kind)
             .collect();
+        let session_line = self.session.line(self.lang);
         let model = MenuModel {
             lang: self.lang,
             settings: &self.settings,
@@ -747,6 +770,7 @@ impl App {
                 .permissions
                 .applies()
                 .then(|| crate::permissions::menu_label(self.permissions.problems(), self.lang)),
+            session: session_line.as_deref(),
         };
         match Tray::build(&model) {
             Ok(tray) => {

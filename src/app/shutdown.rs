@@ -69,8 +69,8 @@ impl App {
             return;
         };
         self.quit = true;
-        if let Some(hotkey) = self.hotkey.take() {
-            let _ = self.hotkeys.unregister(hotkey);
+        if let (Some(hotkey), Some(hotkeys)) = (self.hotkey.take(), &self.hotkeys) {
+            let _ = hotkeys.unregister(hotkey);
         }
         self.worker.stop_now();
         self.quiet.end();

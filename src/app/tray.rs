@@ -229,6 +229,8 @@ pub struct MenuModel<'a> {
     pub launch_at_login: bool,
     /// The permissions item's label, where the platform has permissions (macOS).
     pub permissions: Option<&'a str>,
+    /// What works in this desktop session, under the microphone line (Wayland only).
+    pub session: Option<&'a str>,
 }
 
 impl Tray {
@@ -442,6 +444,11 @@ impl Tray {
         if let Some(item) = &permissions {
             let at = items.iter().position(|i| i.id() == login.id());
             menu.insert(item, at.unwrap_or(items.len()))
+                .map_err(|e| e.to_string())?;
+        }
+        if let Some(line) = model.session {
+            // Informative, like the status and microphone lines above it.
+            menu.insert(&MenuItem::new(line, false, None), 2)
                 .map_err(|e| e.to_string())?;
         }
 

