@@ -85,10 +85,12 @@ test_packages=(shellcheck sox flite)
 # webkit2gtk-driver is WebKitWebDriver, which drives the app's window in
 # tests/desktop_window_webdriver.rs. xterm and xfce4-terminal: the terminals dictated into by
 # tests/desktop_terminals.rs (xterm pastes PRIMARY with Shift+Insert; xfce4-terminal, a VTE
-# terminal that runs on Xvfb without GL, pastes with Ctrl+Shift+V).
+# terminal that runs on Xvfb without GL, pastes with Ctrl+Shift+V). The Wayland desktop of
+# tests/desktop_wayland.rs (tests/rig/wayland.rs): headless sway, wtype (keys that sway's
+# bindings hear), wl-clipboard, grim (screenshots), a GTK text box in Python (python3-gi).
 desktop_packages=(xvfb openbox trayer dunst xdotool xclip zenity imagemagick x11-utils
   x11-xserver-utils pulseaudio pulseaudio-utils libasound2-plugins dbus webkit2gtk-driver
-  xterm xfce4-terminal)
+  xterm xfce4-terminal sway wtype wl-clipboard grim python3-gi gir1.2-gtk-3.0)
 
 install_debian_packages() {
   local wanted=("$@")

@@ -18,7 +18,8 @@
 //! its error says what did not come up. Missing tools are reported with the Debian package to
 //! install (`scripts/setup.sh --desktop` or `--test` installs them all).
 //!
-//! Standard library only, plus `png` to read screenshots.
+//! Standard library only, plus `png` to read screenshots (and `serde_json` for sway's tree on
+//! the Wayland desktop, [`wayland`]).
 #![allow(dead_code)]
 
 use std::collections::VecDeque;
@@ -34,6 +35,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 pub mod terminal;
+pub mod wayland;
 
 /// Screen size of the virtual display.
 pub const SCREEN: (u32, u32) = (1024, 768);
@@ -313,6 +315,9 @@ static RUNTIME_COUNTER: AtomicU32 = AtomicU32::new(0);
 /// A running virtual desktop; see the module documentation.
 pub struct Desktop {
     display: u32,
+    /// The Wayland socket's name (`wayland-1`) on a Wayland desktop (`wayland::start`); `None`
+    /// on the X11 one.
+    wayland: Option<String>,
     scratch: PathBuf,
     logs: PathBuf,
     home: PathBuf,
@@ -352,6 +357,7 @@ impl Desktop {
         fs::set_permissions(&runtime, fs::Permissions::from_mode(0o700))?;
         let mut desktop = Desktop {
             display: 0,
+            wayland: None,
             scratch: scratch.to_path_buf(),
             logs: logs.clone(),
             home,
@@ -388,6 +394,9 @@ impl Desktop {
     /// alone on purpose: the app finds its models under the real home. `WAYLAND_DISPLAY` must
     /// be removed as well (see `env_remove` / `command`).
     pub fn env(&self) -> Vec<(String, String)> {
+        if let Some(socket) = &self.wayland {
+            return self.wayland_env(socket);
+        }
         vec![
             ("DISPLAY".into(), self.display()),
             ("DBUS_SESSION_BUS_ADDRESS".into(), self.bus_address.clone()),
@@ -405,7 +414,11 @@ impl Desktop {
 
     /// Variables that must not reach programs on this desktop.
     pub fn env_remove(&self) -> &'static [&'static str] {
-        &["WAYLAND_DISPLAY"]
+        if self.wayland.is_some() {
+            &["DISPLAY", "SWAYSOCK"]
+        } else {
+            &["WAYLAND_DISPLAY"]
+        }
     }
 
     /// A command with this desktop's environment.
