@@ -1,8 +1,10 @@
 //! Which window has the keyboard focus, as an identity to compare: where a delivered text went.
 //! On X11 the window manager's `_NET_ACTIVE_WINDOW` (the X input focus where no window manager
 //! sets it) and which life of that window id it is; on macOS the frontmost application's
-//! process id and the number of its frontmost window. `None` where it cannot be told (Wayland,
-//! no display, a query that failed). Whether a text joins the one before is decided from it in
+//! process id and the number of its frontmost window; on a Wayland compositor with the wlr
+//! foreign-toplevel protocol (sway, Hyprland…) the activated window and its app id
+//! (`wayland::toplevels`). `None` where it cannot be told (GNOME's and KDE's Wayland, no
+//! display, a query that failed). Whether a text joins the one before is decided from it in
 //! portable code (`app::delivery`, [`Focus::same_window`]). The app's name, for the history
 //! ([`FocusProbe::app_name`]): the window's `WM_CLASS` class on X11 (never its title, which
 //! names the person's documents), the application's localized name on macOS.
@@ -30,6 +32,9 @@ pub enum Focus {
     /// (a number unique in this process; a window destroyed and an id given to a new window
     /// are two lives).
     Window { id: u32, life: u64 },
+    /// A Wayland window as a wlroots compositor's foreign-toplevel protocol announced it: a
+    /// number this process gave it, never given to another window.
+    Toplevel { number: u64 },
     /// A macOS application (the frontmost one): its process id, and the window number
     /// (`CGWindowID`) of its frontmost on-screen window at the normal level; `None` when it
     /// shows none or the window list could not be read.
@@ -59,6 +64,7 @@ impl Focus {
                     window: Some(window2),
                 },
             ) => pid == pid2 && window == window2,
+            (Focus::Toplevel { number }, Focus::Toplevel { number: number2 }) => number == number2,
             _ => false,
         }
     }
@@ -121,10 +127,13 @@ pub fn front_window_of(
         .map(|(_, _, number)| number)
 }
 
-/// Reads the focus; one per output thread (on X11 it holds its own connection).
+/// Reads the focus; one per output thread (on X11 it holds its own connection; on a Wayland
+/// compositor with the foreign-toplevel protocol, its own connection and thread).
 pub struct FocusProbe {
     #[cfg(target_os = "linux")]
-    x11: X11Focus,
+    x11: Option<X11Focus>,
+    #[cfg(target_os = "linux")]
+    wayland: Option<super::wayland::toplevels::ToplevelFocus>,
 }
 
 /// The application class of an X11 `WM_CLASS` property's value: two NUL-terminated strings,
@@ -176,6 +185,14 @@ impl FocusProbe {
         #[cfg(target_os = "linux")]
         {
             use x11rb::protocol::xproto::ConnectionExt;
+            // On Wayland the X server (XWayland) sees only X11 windows: the compositor's own
+            // account comes first where it gives one.
+            if let Some(wayland) = super::wayland::toplevels::ToplevelFocus::new() {
+                return Some(FocusProbe {
+                    x11: None,
+                    wayland: Some(wayland),
+                });
+            }
             let (conn, root) = super::x11_root_connection()?;
             let active = conn
                 .intern_atom(false, b"_NET_ACTIVE_WINDOW")
@@ -184,12 +201,13 @@ impl FocusProbe {
                 .ok()?
                 .atom;
             Some(FocusProbe {
-                x11: X11Focus {
+                x11: Some(X11Focus {
                     conn,
                     root,
                     active,
                     lives: Default::default(),
-                },
+                }),
+                wayland: None,
             })
         }
         #[cfg(target_os = "macos")]
@@ -216,7 +234,15 @@ impl FocusProbe {
                 root,
                 active,
                 lives,
-            } = &self.x11;
+            } = match (&self.x11, &self.wayland) {
+                (_, Some(wayland)) => {
+                    return wayland
+                        .activated()
+                        .map(|a| Focus::Toplevel { number: a.number })
+                }
+                (Some(x11), None) => x11,
+                (None, None) => return None,
+            };
             // The window manager's answer: the top-level window the person activated.
             let by_manager = conn
                 .get_property(false, *root, *active, AtomEnum::WINDOW, 0, 1)
@@ -367,6 +393,9 @@ impl FocusProbe {
         let focus = self.focused()?;
         #[cfg(target_os = "linux")]
         {
+            if let Focus::Toplevel { .. } = focus {
+                return self.app_name(focus).map(|app_id| vec![app_id]);
+            }
             let names = names_of_wm_class(&self.wm_class(focus)?);
             (!names.is_empty()).then_some(names)
         }
@@ -419,6 +448,7 @@ impl FocusProbe {
         };
         let reply = self
             .x11
+            .as_ref()?
             .conn
             .get_property(false, window, AtomEnum::WM_CLASS, AtomEnum::STRING, 0, 64)
             .ok()?
@@ -432,6 +462,12 @@ impl FocusProbe {
     pub fn app_name(&self, focus: Focus) -> Option<String> {
         #[cfg(target_os = "linux")]
         {
+            if let Focus::Toplevel { number } = focus {
+                // The window's app id while it is still the activated one.
+                let activated = self.wayland.as_ref()?.activated()?;
+                return (activated.number == number && !activated.app_id.is_empty())
+                    .then_some(activated.app_id);
+            }
             class_of_wm_class(&self.wm_class(focus)?)
         }
         #[cfg(target_os = "macos")]
