@@ -11,6 +11,7 @@ mod input;
 mod key_access;
 mod keyboard_layout;
 mod keystrokes;
+pub mod layer_surface;
 pub mod media;
 mod notifications;
 mod power;

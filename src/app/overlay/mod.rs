@@ -7,7 +7,8 @@
 //!
 //! The coordinator tells the [`Overlay`] what happens to the dictation; the overlay keeps what to
 //! show ([`view`]), and at each turn of the event loop [`Overlay::sync`] opens, redraws or closes
-//! its window. Between dictations there is no window and no timer: the idle app costs nothing.
+//! its window (a layer surface on Wayland, none on GNOME: [`window`]). Between dictations there
+//! is no window and no timer: the idle app costs nothing.
 
 pub mod layout;
 pub mod render;
@@ -20,7 +21,7 @@ use std::time::{Duration, Instant};
 use tao::event_loop::EventLoopWindowTarget;
 use tao::window::WindowId;
 use view::{meter_level, Phase, View};
-use window::OverlayWindow;
+use window::OverlaySurface;
 
 /// How long the final text stays on screen after it was delivered.
 pub const DONE_SHOWN: Duration = Duration::from_millis(1000);
@@ -83,7 +84,8 @@ pub struct Overlay {
     position: Position,
     lang: UiLang,
     shown: Option<Shown>,
-    window: Option<OverlayWindow>,
+    /// The window or layer surface while a dictation is shown.
+    window: Option<OverlaySurface>,
     renderer: Option<Renderer>,
     /// A new frame is wanted.
     dirty: bool,
@@ -327,10 +329,12 @@ impl Overlay {
     /// frame when something changed. Called at every turn of the event loop.
     pub fn sync<T: 'static>(&mut self, target: &EventLoopWindowTarget<T>) {
         match (&self.shown, &self.window) {
-            (Some(_), None) if !self.broken => match OverlayWindow::open(target, self.position) {
-                Ok(window) => self.window = Some(window),
-                Err(e) => self.give_up(&e.to_string()),
-            },
+            (Some(_), None) if !self.broken => {
+                match OverlaySurface::open(window::surface_kind(), target, self.position) {
+                    Ok(surface) => self.window = surface,
+                    Err(e) => self.give_up(&e.to_string()),
+                }
+            }
             (None, Some(_)) => {
                 self.window = None;
                 tracing::debug!("overlay hidden");
@@ -347,10 +351,15 @@ impl Overlay {
 
     /// The window system asks for window `id` to be drawn (it was mapped or uncovered).
     pub fn redraw(&mut self, id: WindowId) {
-        if self.window.as_ref().map(OverlayWindow::id) != Some(id) {
+        if self.window.as_ref().and_then(OverlaySurface::id) != Some(id) {
             return;
         }
         self.draw();
+        self.note_shown();
+    }
+
+    /// Says in the log, once per dictation, that its first frame reached the screen.
+    fn note_shown(&mut self) {
         if let Some(shown) = self.shown.as_mut().filter(|s| !s.presented) {
             shown.presented = true;
             tracing::info!(
@@ -382,8 +391,10 @@ impl Overlay {
             .render(&view, window.scale())
             .map_err(|e| e.to_string())
             .and_then(|pixmap| window.present(&pixmap).map_err(|e| e.to_string()));
-        if let Err(e) = drawn {
-            self.give_up(&e);
+        match drawn {
+            Err(e) => self.give_up(&e),
+            Ok(()) if window.shown_when_presented() => self.note_shown(),
+            Ok(()) => {}
         }
     }
 

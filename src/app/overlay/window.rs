@@ -1,12 +1,17 @@
-//! The overlay's window: borderless, always on top, never focused, clicks pass through it, placed
-//! at the bottom or top centre of the primary screen, pixels copied in by softbuffer. What each
-//! platform adds (X11 override-redirect; a status-level panel joining every Space on macOS) is
-//! in `crate::platform`; the rest is portable tao.
+//! The overlay's surface: borderless, always on top, never focused, clicks pass through it, placed
+//! at the bottom or top centre of the primary screen. Chosen once per process
+//! ([`surface_kind`]): a tao window with pixels copied in by softbuffer (X11, XWayland when GTK
+//! is told to use it, macOS; what each platform adds — X11 override-redirect, a status-level
+//! panel joining every Space on macOS — is in `crate::platform`), or on a Wayland session a
+//! wlr layer-shell surface (`crate::platform::layer_surface`), or, where the compositor offers
+//! no layer shell (GNOME), none.
 
 use super::render::{pixel_size, to_xrgb};
 use super::Position;
+use crate::platform::layer_surface::{self, Edge, Frame, LayerOverlay, OverlayDesktop};
 use std::num::NonZeroU32;
 use std::rc::Rc;
+use std::sync::OnceLock;
 use tao::dpi::{LogicalSize, PhysicalPosition};
 use tao::event_loop::EventLoopWindowTarget;
 use tao::window::{Window, WindowBuilder, WindowId};
@@ -25,6 +30,131 @@ pub enum WindowError {
     Create(String),
     #[error("the overlay cannot be drawn into its window: {0}")]
     Surface(String),
+    #[error("the overlay's layer surface: {0}")]
+    Layer(String),
+}
+
+/// Where the overlay's pixels go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SurfaceKind {
+    /// A tao window ([`OverlayWindow`]): X11, XWayland, macOS.
+    Window,
+    /// A wlr layer-shell surface: a Wayland session whose compositor offers one.
+    LayerShell,
+    /// A Wayland session without the layer shell (GNOME): a window there would be an ordinary
+    /// toplevel that takes the focus, so no overlay.
+    None,
+}
+
+/// The surface for a desktop: the tao window unless GTK runs on Wayland (a Wayland display,
+/// and `GDK_BACKEND` not forcing X11); there the layer shell, or nothing without it.
+pub fn choose_surface(desktop: OverlayDesktop) -> SurfaceKind {
+    if !desktop.wayland_display || desktop.gdk_forced_x11 {
+        SurfaceKind::Window
+    } else if desktop.layer_shell {
+        SurfaceKind::LayerShell
+    } else {
+        SurfaceKind::None
+    }
+}
+
+/// This process's surface kind: asked of the desktop at the first dictation shown, kept for
+/// the rest of the run (no overlay is said in the log then, once).
+pub fn surface_kind() -> SurfaceKind {
+    static KIND: OnceLock<SurfaceKind> = OnceLock::new();
+    *KIND.get_or_init(|| {
+        let desktop = layer_surface::overlay_desktop();
+        let kind = choose_surface(desktop);
+        tracing::debug!(?desktop, ?kind, "overlay: surface chosen");
+        if kind == SurfaceKind::None {
+            tracing::info!("overlay: the compositor offers no layer shell (GNOME); no overlay");
+        }
+        kind
+    })
+}
+
+/// The overlay on screen: the tao window or the layer surface.
+pub enum OverlaySurface {
+    Window(OverlayWindow),
+    Layer(LayerOverlay),
+}
+
+impl OverlaySurface {
+    /// Opens the surface of `kind` placed for `position`; `None` for [`SurfaceKind::None`].
+    pub fn open<T: 'static>(
+        kind: SurfaceKind,
+        target: &EventLoopWindowTarget<T>,
+        position: Position,
+    ) -> Result<Option<OverlaySurface>, WindowError> {
+        Ok(match kind {
+            SurfaceKind::Window => Some(OverlaySurface::Window(OverlayWindow::open(
+                target, position,
+            )?)),
+            SurfaceKind::LayerShell => {
+                let edge = match position {
+                    Position::Bottom => Edge::Bottom,
+                    Position::Top => Edge::Top,
+                };
+                let size = (
+                    super::render::WIDTH.round() as u32,
+                    super::render::HEIGHT.round() as u32,
+                );
+                let layer = LayerOverlay::open(edge, size, MARGIN.round() as u32)
+                    .map_err(|e| WindowError::Layer(e.to_string()))?;
+                Some(OverlaySurface::Layer(layer))
+            }
+            SurfaceKind::None => None,
+        })
+    }
+
+    /// The tao window's id (the layer surface has none: it gets no redraw events).
+    pub fn id(&self) -> Option<WindowId> {
+        match self {
+            OverlaySurface::Window(window) => Some(window.id()),
+            OverlaySurface::Layer(_) => None,
+        }
+    }
+
+    /// The scale to draw at.
+    pub fn scale(&self) -> f32 {
+        match self {
+            OverlaySurface::Window(window) => window.scale(),
+            OverlaySurface::Layer(layer) => layer.scale() as f32,
+        }
+    }
+
+    /// Whether a frame is on screen once presented: the layer surface's; the window's first
+    /// frame shows at its first redraw event, after it was mapped.
+    pub fn shown_when_presented(&self) -> bool {
+        matches!(self, OverlaySurface::Layer(_))
+    }
+
+    /// Puts `pixmap` on screen.
+    pub fn present(&mut self, pixmap: &Pixmap) -> Result<(), WindowError> {
+        match self {
+            OverlaySurface::Window(window) => window.present(pixmap),
+            OverlaySurface::Layer(layer) => layer
+                .show(Frame {
+                    argb: to_argb(pixmap),
+                    width: pixmap.width(),
+                    height: pixmap.height(),
+                    scale: (pixmap.width() as f32 / super::render::WIDTH)
+                        .round()
+                        .max(1.0) as u32,
+                })
+                .map_err(|e| WindowError::Layer(e.to_string())),
+        }
+    }
+}
+
+/// `pixmap`'s premultiplied RGBA as premultiplied ARGB8888 words (`0xAARRGGBB`: wl_shm's
+/// format).
+pub fn to_argb(pixmap: &Pixmap) -> Vec<u32> {
+    pixmap
+        .data()
+        .chunks_exact(4)
+        .map(|px| u32::from_be_bytes([px[3], px[0], px[1], px[2]]))
+        .collect()
 }
 
 pub struct OverlayWindow {
@@ -167,6 +297,46 @@ pub fn place(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_surface_is_the_window_unless_gtk_runs_on_wayland() {
+        let desktop = |wayland_display, gdk_forced_x11, layer_shell| OverlayDesktop {
+            wayland_display,
+            gdk_forced_x11,
+            layer_shell,
+        };
+        // X11 (and macOS): no Wayland display.
+        assert_eq!(
+            choose_surface(desktop(false, false, false)),
+            SurfaceKind::Window
+        );
+        // GDK_BACKEND=x11 on a Wayland session: the X11 window through XWayland.
+        assert_eq!(
+            choose_surface(desktop(true, true, true)),
+            SurfaceKind::Window
+        );
+        assert_eq!(
+            choose_surface(desktop(true, true, false)),
+            SurfaceKind::Window
+        );
+        // sway, Hyprland, KDE.
+        assert_eq!(
+            choose_surface(desktop(true, false, true)),
+            SurfaceKind::LayerShell
+        );
+        // GNOME.
+        assert_eq!(
+            choose_surface(desktop(true, false, false)),
+            SurfaceKind::None
+        );
+    }
+
+    #[test]
+    fn pixels_become_premultiplied_argb_words() {
+        let mut pixmap = Pixmap::new(2, 1).unwrap();
+        pixmap.data_mut()[..8].copy_from_slice(&[0x10, 0x20, 0x30, 0xff, 0x08, 0x00, 0x04, 0x80]);
+        assert_eq!(to_argb(&pixmap), vec![0xff10_2030, 0x8008_0004]);
+    }
 
     #[test]
     fn it_sits_centred_near_the_chosen_edge() {
