@@ -14,7 +14,14 @@ mod keystrokes;
 pub mod layer_surface;
 pub mod media;
 mod notifications;
+#[cfg(target_os = "linux")]
+pub mod portal;
+/// Off Linux the same names, answering "not available".
+#[cfg(not(target_os = "linux"))]
+#[path = "portal/elsewhere.rs"]
+pub mod portal;
 mod power;
+mod shortcut_trigger;
 #[cfg(target_os = "linux")]
 pub mod wayland;
 
@@ -28,6 +35,7 @@ pub use keyboard_layout::{command_key_characters, on_input_source_change};
 pub use keystrokes::{PasteKeys, PressAfter};
 pub use notifications::{set_notification_sender, show_notification};
 pub use power::{performance_cores, UserActivity};
+pub use shortcut_trigger::xdg_shortcut_trigger;
 
 /// Whether this is macOS, for the few portable decisions that differ there (key names shown as
 /// ⌃⌥⌘, template icons).
