@@ -339,3 +339,47 @@ impl Listener {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shortcut(id: &str, trigger: Option<&str>) -> (String, HashMap<String, Variant<'static>>) {
+        let mut properties = HashMap::from([("description".to_string(), Variant::from("x"))]);
+        if let Some(trigger) = trigger {
+            properties.insert(
+                "trigger_description".into(),
+                Variant::from(trigger.to_string()),
+            );
+        }
+        (id.to_string(), properties)
+    }
+
+    #[test]
+    fn our_shortcut_and_its_trigger_are_found_among_the_granted() {
+        let granted = Variant::from(vec![
+            shortcut("other", Some("F1")),
+            shortcut(SHORTCUT_ID, Some("Ctrl+Alt+Space")),
+        ]);
+        assert_eq!(
+            our_trigger(&granted),
+            Ok(Some(Some("Ctrl+Alt+Space".into())))
+        );
+        let wrapped = Variant::Variant(Box::new(granted));
+        assert_eq!(
+            our_trigger(&wrapped),
+            Ok(Some(Some("Ctrl+Alt+Space".into())))
+        );
+        let undescribed = Variant::from(vec![shortcut(SHORTCUT_ID, None)]);
+        assert_eq!(our_trigger(&undescribed), Ok(Some(None)));
+        let without = Variant::from(vec![shortcut("other", Some("F1"))]);
+        assert_eq!(our_trigger(&without), Ok(None));
+    }
+
+    #[test]
+    fn a_granted_list_of_another_shape_is_an_error_not_a_panic() {
+        assert!(our_trigger(&Variant::from("dictate")).is_err());
+        assert!(our_trigger(&Variant::from(vec!["dictate"])).is_err());
+        assert!(our_trigger(&Variant::from(vec![("dictate", 1u32)])).is_err());
+    }
+}

@@ -235,3 +235,26 @@ fn granted_devices(results: &Results) -> Result<u32, PortalError> {
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use zbus::OwnedVariant;
+
+    #[test]
+    fn the_granted_devices_are_a_number_or_an_error() {
+        let mut results = Results::new();
+        assert!(matches!(
+            granted_devices(&results),
+            Err(PortalError::NotGranted { .. })
+        ));
+        results.insert("devices".into(), OwnedVariant::from(3u32));
+        assert_eq!(granted_devices(&results).unwrap(), 3);
+        let text = OwnedVariant::try_from(Variant::from("keyboard")).unwrap();
+        results.insert("devices".into(), text);
+        assert!(matches!(
+            granted_devices(&results),
+            Err(PortalError::Malformed { .. })
+        ));
+    }
+}
