@@ -107,6 +107,13 @@ impl Overlay {
         }
     }
 
+    /// Shows the overlay on `kind` of surface for the rest of the run (the session plan's
+    /// choice, made at start); without this call the overlay asks the desktop itself at its
+    /// first dictation ([`window::surface_kind`]).
+    pub fn use_surface(&self, kind: window::SurfaceKind) {
+        window::set_surface_kind(kind);
+    }
+
     /// The menu's choices; turning it off hides a dictation already shown.
     pub fn configure(&mut self, enabled: bool, position: Position) {
         if position != self.position {

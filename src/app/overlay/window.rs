@@ -58,19 +58,33 @@ pub fn choose_surface(desktop: OverlayDesktop) -> SurfaceKind {
     }
 }
 
-/// This process's surface kind: asked of the desktop at the first dictation shown, kept for
-/// the rest of the run (no overlay is said in the log then, once).
+/// This process's surface kind: the one given to [`set_surface_kind`] (the session plan made at
+/// start), else asked of the desktop at the first dictation shown; kept for the rest of the run.
 pub fn surface_kind() -> SurfaceKind {
-    static KIND: OnceLock<SurfaceKind> = OnceLock::new();
-    *KIND.get_or_init(|| {
+    *SURFACE_KIND.get_or_init(|| {
         let desktop = layer_surface::overlay_desktop();
         let kind = choose_surface(desktop);
         tracing::debug!(?desktop, ?kind, "overlay: surface chosen");
-        if kind == SurfaceKind::None {
-            tracing::info!("overlay: the compositor offers no layer shell (GNOME); no overlay");
-        }
+        log_no_overlay(kind);
         kind
     })
+}
+
+/// Fixes this process's surface kind (the first call wins; later ones change nothing), so the
+/// overlay follows the decision the app made once at start instead of asking again.
+pub fn set_surface_kind(kind: SurfaceKind) {
+    if SURFACE_KIND.set(kind).is_ok() {
+        log_no_overlay(kind);
+    }
+}
+
+static SURFACE_KIND: OnceLock<SurfaceKind> = OnceLock::new();
+
+/// Said once per process, when the overlay has nowhere to show.
+fn log_no_overlay(kind: SurfaceKind) {
+    if kind == SurfaceKind::None {
+        tracing::info!("overlay: the compositor offers no layer shell (GNOME); no overlay");
+    }
 }
 
 /// The overlay on screen: the tao window or the layer surface.
