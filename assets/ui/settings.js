@@ -227,7 +227,7 @@
     modes.field.choose(choices);
     form.replaceChildren(
       el("h2", { textContent: L.section_dictation }),
-      textField("hotkey", L.hotkey, L.hotkey_hint, "text"),
+      textField("hotkey", L.hotkey, choices.hotkey_note ? L.hotkey_hint + " " + choices.hotkey_note : L.hotkey_hint, "text"),
       selectField("hotkey_mode", L.hotkey_mode, () => [["hold", L.mode_hold], ["toggle", L.mode_toggle]]),
       selectField("output", L.output, () => [["paste", L.output_paste], ["type", L.output_type], ["copy", L.output_copy]]),
       selectField("language", L.language, () => choices.languages),

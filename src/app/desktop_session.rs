@@ -47,6 +47,12 @@ impl SessionFacts {
         } else {
             None
         };
+        // Asked only on Wayland: on X11 the grab is the hotkey and XTest the keys.
+        let (portal_shortcuts, portal_remote_desktop) = if wayland_display {
+            crate::platform::portal_offers()
+        } else {
+            (false, false)
+        };
         SessionFacts {
             session_type: var("XDG_SESSION_TYPE"),
             x_display: var("DISPLAY").is_some(),
@@ -54,9 +60,8 @@ impl SessionFacts {
             desktop: var("XDG_CURRENT_DESKTOP"),
             gdk_forced_x11: var("GDK_BACKEND").is_some_and(|b| b.trim() == "x11"),
             wayland_globals,
-            portal_shortcuts: wayland_display && crate::platform::portal_offers("GlobalShortcuts"),
-            portal_remote_desktop: wayland_display
-                && crate::platform::portal_offers("RemoteDesktop"),
+            portal_shortcuts,
+            portal_remote_desktop,
         }
     }
 
@@ -160,8 +165,9 @@ pub fn plan(facts: &SessionFacts) -> SessionPlan {
     } else {
         KeysWay::CopyOnly
     };
-    let overlay = if facts.gdk_forced_x11 && facts.x_display {
-        // The app's windows are X11 ones (XWayland): the override-redirect window shows.
+    let overlay = if facts.x_display && (facts.gdk_forced_x11 || !facts.wayland_display) {
+        // The app's windows are X11 ones (XWayland; GTK forced there, or no Wayland display
+        // to run on): the override-redirect window shows.
         OverlayWay::Window
     } else if facts.offers(LAYER_SHELL) {
         OverlayWay::LayerShell
@@ -247,10 +253,58 @@ impl SessionPlan {
         Some(format!("Wayland{desktop}: {hotkey} · {keys} · {overlay}"))
     }
 
-    /// Whether the app's own hotkey listener (an X11 grab) should be started: everywhere but
-    /// a Wayland session without X11.
+    /// What the Settings page says under the hotkey on Wayland: the shortcut the desktop
+    /// granted through the portal (`granted`, as the desktop describes it), that it has not
+    /// yet, or that the key above is heard only in X11 apps or not at all and how to bind the
+    /// trigger. `None` on X11 and macOS, where the key above is the hotkey.
+    pub fn hotkey_note(&self, granted: Option<&str>, lang: UiLang) -> Option<String> {
+        let SessionKind::Wayland { .. } = self.kind else {
+            return None;
+        };
+        let en = lang == UiLang::En;
+        Some(match (self.hotkey, granted) {
+            (HotkeyWay::Portal, Some(granted)) if en => format!(
+                "This desktop's shortcut for dictation: {granted}. Change it in the desktop's \
+                 keyboard settings (it decides; the key above was only proposed)."
+            ),
+            (HotkeyWay::Portal, Some(granted)) => format!(
+                "Skrót dyktowania w tym pulpicie: {granted}. Zmienisz go w ustawieniach \
+                 klawiatury pulpitu (to on decyduje; klawisz powyżej był tylko propozycją)."
+            ),
+            (HotkeyWay::Portal, None) if en => "The desktop has not bound a shortcut for \
+                dictation yet: it asks you once, in its own dialog."
+                .into(),
+            (HotkeyWay::Portal, None) => "Pulpit nie przypisał jeszcze skrótu dyktowania: \
+                zapyta o to raz, we własnym oknie."
+                .into(),
+            (HotkeyWay::XWaylandOnly, _) if en => "On Wayland the key above is heard only \
+                while an X11 app has the focus. For every app, bind \
+                \"whisper-dictation-trigger toggle\" in the desktop's keyboard shortcuts \
+                (README, \"Wayland\")."
+                .into(),
+            (HotkeyWay::XWaylandOnly, _) => "Na Waylandzie klawisz powyżej działa tylko, gdy \
+                aktywna jest aplikacja X11. Dla wszystkich aplikacji przypisz \
+                „whisper-dictation-trigger toggle” w skrótach klawiszowych pulpitu (README, \
+                „Wayland”)."
+                .into(),
+            (HotkeyWay::BindingOnly | HotkeyWay::Grab, _) if en => "This Wayland desktop \
+                lets no app hear keys: the key above does nothing here. Bind \
+                \"whisper-dictation-trigger start\" to a key's press and \"… stop\" to its \
+                release in the desktop's configuration (README, \"Wayland\")."
+                .into(),
+            (HotkeyWay::BindingOnly | HotkeyWay::Grab, _) => "Ten pulpit Wayland nie daje \
+                aplikacjom słyszeć klawiszy: klawisz powyżej nic tu nie robi. Przypisz \
+                „whisper-dictation-trigger start” do naciśnięcia klawisza i „… stop” do \
+                puszczenia w konfiguracji pulpitu (README, „Wayland”)."
+                .into(),
+        })
+    }
+
+    /// Whether the app's own hotkey listener (an X11 grab) should be started: not on Wayland
+    /// without X11 (nothing to grab), and not where the portal's shortcut is the hotkey (both
+    /// could hear one press, and in toggle mode the second would stop what the first started).
     pub fn grabs_keys(&self) -> bool {
-        !matches!(self.kind, SessionKind::Wayland { xwayland: false })
+        matches!(self.hotkey, HotkeyWay::Grab | HotkeyWay::XWaylandOnly)
     }
 
     /// Whether the person must bind the trigger in the desktop for a hotkey that works in
@@ -356,7 +410,10 @@ mod tests {
             "{line}"
         );
         assert!(line.contains("no overlay here"), "{line}");
-        assert!(plan.grabs_keys(), "X11 apps still hear the grab");
+        assert!(
+            !plan.grabs_keys(),
+            "the portal's shortcut alone: never two presses for one"
+        );
     }
 
     #[test]
@@ -369,6 +426,39 @@ mod tests {
         let line = plan.line(UiLang::Pl).unwrap();
         assert!(line.contains("tylko kopiuje (wklej Ctrl+V)"), "{line}");
         assert!(line.contains("skrót tylko w aplikacjach X11"), "{line}");
+        assert!(plan.grabs_keys(), "X11 apps still hear the grab");
+    }
+
+    #[test]
+    fn the_settings_page_names_the_desktops_shortcut_or_how_to_bind_one() {
+        let mut facts = wayland(&[]);
+        facts.portal_shortcuts = true;
+        let portal = plan(&facts);
+        let note = portal.hotkey_note(Some("Ctrl+Alt+D"), UiLang::En).unwrap();
+        assert!(
+            note.contains("shortcut for dictation: Ctrl+Alt+D."),
+            "{note}"
+        );
+        let note = portal.hotkey_note(Some("Ctrl+Alt+D"), UiLang::Pl).unwrap();
+        assert!(
+            note.contains("Skrót dyktowania w tym pulpicie: Ctrl+Alt+D."),
+            "{note}"
+        );
+        assert!(portal
+            .hotkey_note(None, UiLang::En)
+            .unwrap()
+            .contains("not bound"));
+        let sway = plan(&wayland(&[VIRTUAL_KEYBOARD]));
+        let note = sway.hotkey_note(None, UiLang::En).unwrap();
+        assert!(
+            note.contains("\"whisper-dictation-trigger start\""),
+            "{note}"
+        );
+        let x11 = plan(&SessionFacts {
+            x_display: true,
+            ..SessionFacts::default()
+        });
+        assert_eq!(x11.hotkey_note(Some("F9"), UiLang::En), None);
     }
 
     #[test]

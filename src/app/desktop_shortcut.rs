@@ -28,14 +28,6 @@ impl DesktopShortcut {
         let bound = self.bound.lock().unwrap_or_else(|p| p.into_inner());
         bound.as_ref().and_then(PortalShortcut::granted_trigger)
     }
-
-    /// Whether the desktop's shortcut is bound and listened to.
-    pub(crate) fn is_bound(&self) -> bool {
-        self.bound
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .is_some()
-    }
 }
 
 /// Binds the dictation shortcut through the desktop portal when the desktop offers

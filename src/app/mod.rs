@@ -25,6 +25,7 @@ mod app_modes;
 mod choices;
 mod delivery;
 mod desktop_session;
+mod desktop_shortcut;
 mod events;
 mod first_run;
 pub mod hallucinations;
@@ -154,7 +155,11 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
                 tracing::warn!("no X11 hotkey on this Wayland session: {e}");
                 None
             }
-            Err(e) => return Err(anyhow::anyhow!("global hotkeys are not available here: {e}")),
+            Err(e) => {
+                return Err(anyhow::anyhow!(
+                    "global hotkeys are not available here: {e}"
+                ))
+            }
         }
     } else {
         None
@@ -162,6 +167,10 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
     let hotkey = hotkeys
         .as_ref()
         .and_then(|h| hotkey::register_hotkey(h, &settings.hotkey, &notifier, lang));
+    // Where the desktop offers global shortcuts (KDE, GNOME 48+): bound on a thread of its own
+    // (the desktop may ask the person first), its presses and releases as the grab's.
+    let desktop_shortcut = (session.hotkey == desktop_session::HotkeyWay::Portal)
+        .then(|| desktop_shortcut::bind_in_background(&settings.hotkey, forward_hotkeys(&proxy)));
     hotkey::warn_if_system_shortcut(&notifier, lang, &settings.hotkey);
     forward_menu(proxy.clone());
     let terminate = sender(&proxy, |()| AppEvent::Terminate);
@@ -211,6 +220,12 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
     let mode = HotkeyMode::parse(&settings.hotkey_mode).unwrap_or(HotkeyMode::Hold);
     let max = Duration::from_secs(u64::from(settings.max_recording_secs.clamp(5, 3600)));
     let overlay = Overlay::new(settings.overlay, overlay_position(&settings), lang);
+    // The surface the session plan names, so the overlay and the menu's line always agree.
+    overlay.use_surface(match session.overlay {
+        desktop_session::OverlayWay::Window => overlay::window::SurfaceKind::Window,
+        desktop_session::OverlayWay::LayerShell => overlay::window::SurfaceKind::LayerShell,
+        desktop_session::OverlayWay::Nothing => overlay::window::SurfaceKind::None,
+    });
     let wake = sender(&proxy, |()| AppEvent::Wake);
     let wording = Arc::new(Wording::from_settings(&settings));
     let settings_changed = settings_modified(&paths.state_dir);
@@ -223,6 +238,7 @@ pub fn run(paths: AppPaths) -> anyhow::Result<()> {
         wakeup: wakeup::Wakeup::spawn(move || wake(()))?,
         hotkeys,
         session,
+        desktop_shortcut,
         hotkey,
         dictation: Dictation::new(Config::new(mode, max)),
         login_item: login_item(),
@@ -365,6 +381,8 @@ struct App {
     hotkeys: Option<HotkeyListener>,
     /// What works in this desktop session (found at start).
     session: desktop_session::SessionPlan,
+    /// The desktop portal's shortcut (Wayland where offered); dropping it ends the binding.
+    desktop_shortcut: Option<desktop_shortcut::DesktopShortcut>,
     /// The registered hotkey (`None` when registration failed).
     hotkey: Option<HotKey>,
     dictation: Dictation,

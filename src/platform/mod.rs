@@ -760,6 +760,28 @@ pub fn prefer_sleeping_compute_threads() {
     }
 }
 
+/// The interface names the Wayland compositor at `WAYLAND_DISPLAY` offers; `Err` with the
+/// reason where there is none to ask (X11, macOS).
+pub fn wayland_globals() -> Result<Vec<String>, String> {
+    #[cfg(target_os = "linux")]
+    {
+        wayland::globals().map(|g| g.interfaces.into_iter().map(|(name, _)| name).collect())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        Err("no Wayland on this system".into())
+    }
+}
+
+/// What the desktop portal offers on the session bus: (GlobalShortcuts, RemoteDesktop); both
+/// false where no portal answers (and off Linux).
+pub fn portal_offers() -> (bool, bool) {
+    match portal::PortalBus::session() {
+        Ok(bus) => (bus.offers_global_shortcuts(), bus.offers_remote_desktop()),
+        Err(_) => (false, false),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -813,24 +835,4 @@ mod tests {
         );
         assert_eq!(chip_name_from_brand(""), None);
     }
-}
-
-/// The interface names the Wayland compositor at `WAYLAND_DISPLAY` offers; `Err` with the
-/// reason where there is none to ask (X11, macOS).
-pub fn wayland_globals() -> Result<Vec<String>, String> {
-    #[cfg(target_os = "linux")]
-    {
-        wayland::globals().map(|g| g.interfaces.into_iter().map(|(name, _)| name).collect())
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        Err("no Wayland on this system".into())
-    }
-}
-
-/// Whether the desktop portal offers `org.freedesktop.portal.<interface>` (Linux; false
-/// elsewhere, and where no portal answers on the session bus).
-pub fn portal_offers(interface: &str) -> bool {
-    let _ = interface;
-    false
 }

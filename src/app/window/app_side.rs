@@ -40,6 +40,11 @@ impl App {
         let lang = self.lang;
         let form_values = super::form::FormValues::of(&self.settings);
         let in_front = self.app_in_front();
+        let granted = self
+            .desktop_shortcut
+            .as_ref()
+            .and_then(|shortcut| shortcut.granted_trigger());
+        let hotkey_note = self.session.hotkey_note(granted.as_deref(), lang);
         let apply_proxy = self.proxy.clone();
         let models_proxy = self.proxy.clone();
         let proxy = self.proxy.clone();
@@ -78,6 +83,7 @@ impl App {
                 let started = std::time::Instant::now();
                 let mut choices = super::settings_side::form_choices(lang);
                 choices.in_front = in_front.clone();
+                choices.hotkey_note = hotkey_note.clone();
                 choices.offer_apps(in_front);
                 tracing::info!(
                     ms = started.elapsed().as_millis() as u64,

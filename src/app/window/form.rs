@@ -281,6 +281,9 @@ pub struct FormChoices {
     pub paste_keys: Vec<(String, String)>,
     /// The keys a mode may press after the text, as (settings value, label), `none` first.
     pub keys_after: Vec<(String, String)>,
+    /// Said under the hotkey on Wayland: the desktop's own shortcut, or how to bind one
+    /// (`app::desktop_session`); `None` elsewhere.
+    pub hotkey_note: Option<String>,
 }
 
 impl FormChoices {

@@ -50,6 +50,7 @@ pub(super) fn form_choices(lang: UiLang) -> FormChoices {
         builtin_modes: crate::settings::modes::builtin_rules(crate::platform::IS_MACOS),
         paste_keys: super::modes_texts::paste_keys(crate::platform::IS_MACOS),
         keys_after: super::modes_texts::keys_after(crate::platform::IS_MACOS, lang),
+        hotkey_note: None,
     }
 }
 
