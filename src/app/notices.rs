@@ -34,6 +34,9 @@ pub enum Notice {
     /// Terminal's Secure Keyboard Entry, a password manager): no key was sent, the text was left
     /// on the clipboard ([`Notice::not_pasted`]).
     SecureInput,
+    /// A Wayland desktop that offers no virtual keyboard (GNOME) was to receive a pasted or
+    /// typed text: no app may send keys there, so it was left on the clipboard.
+    NoKeystrokesOnWayland,
     ModelFailed {
         model: String,
         detail: String,
@@ -159,6 +162,7 @@ impl Notice {
         match why {
             NotPasted::KeysHeld | NotPasted::KeysPressedMeanwhile => Notice::NotPasted { mac },
             NotPasted::SecureInput => Notice::SecureInput,
+            NotPasted::NoKeystrokesOnWayland => Notice::NoKeystrokesOnWayland,
         }
     }
 
@@ -318,6 +322,19 @@ impl Notice {
                     (
                         "Text on the clipboard: Secure Input".into(),
                         "A password field or another app (Terminal's Secure Keyboard Entry, a password manager) has turned on macOS's Secure Input, which drops the keys apps send. The text is on the clipboard: paste it with Cmd+V. It is also in the menu → Recent transcripts.".into(),
+                    )
+                }
+            }
+            Notice::NoKeystrokesOnWayland => {
+                if pl {
+                    (
+                        "Tekst w schowku: Wayland".into(),
+                        "Ten pulpit Wayland nie pozwala żadnej aplikacji pisać w innych oknach (nie ma wirtualnej klawiatury), więc tekst nie został wklejony. Jest w schowku: wklej go Ctrl+V. Jest też w menu → Ostatnie transkrypcje.".into(),
+                    )
+                } else {
+                    (
+                        "Text on the clipboard: Wayland".into(),
+                        "This Wayland desktop lets no app type into other windows (it offers no virtual keyboard), so the text was not pasted. It is on the clipboard: press Ctrl+V to paste it. It is also in the menu → Recent transcripts.".into(),
                     )
                 }
             }

@@ -25,18 +25,21 @@
 //! While macOS's Secure Event Input is on (a password field, Terminal's Secure Keyboard Entry)
 //! keystrokes are dropped silently: paste and type then only copy, and the caller says why
 //! ([`keystroke_gate`], [`NotPasted::SecureInput`]). Nothing is put back on the clipboard then.
+//!
+//! The keystrokes go through enigo on X11 and macOS and through the virtual keyboard on a
+//! Wayland session ([`sender`]); a Wayland session whose compositor offers none (GNOME) only
+//! copies ([`NotPasted::NoKeystrokesOnWayland`]). There the modifier probe (X11) reads only
+//! XWayland's keyboard, or nothing, and the clipboard is the Wayland one (data control).
 
 pub mod keyboard_access;
 pub mod modifiers;
 pub mod paste_key;
+pub mod sender;
 
-use crate::platform::{
-    paste_modifiers, send_key_after, send_paste_shortcut, Focus, FocusProbe, ModifierProbe,
-    Modifiers,
-};
+use crate::platform::{paste_modifiers, Focus, FocusProbe, ModifierProbe, Modifiers};
 use crate::platform::{PasteKeys, PressAfter};
-use enigo::{Enigo, Keyboard};
 use keyboard_access::KeyboardSlot;
+use sender::{Sender, SenderKind};
 use std::time::{Duration, Instant};
 
 /// How long the target app gets to read the clipboard before the previous content comes back
@@ -120,6 +123,9 @@ pub enum NotPasted {
     /// macOS's Secure Event Input was on: keystrokes would have been dropped silently, so none
     /// were sent.
     SecureInput,
+    /// A Wayland session whose compositor offers no virtual keyboard (GNOME): no app may send
+    /// keys to the others there, so none were sent.
+    NoKeystrokesOnWayland,
 }
 
 impl NotPasted {
@@ -129,6 +135,7 @@ impl NotPasted {
             NotPasted::KeysHeld => "keys_held",
             NotPasted::KeysPressedMeanwhile => "keys_pressed_meanwhile",
             NotPasted::SecureInput => "secure_input",
+            NotPasted::NoKeystrokesOnWayland => "no_virtual_keyboard",
         }
     }
 }
@@ -144,18 +151,30 @@ pub enum Gate {
     CopyOnly(Option<NotPasted>),
 }
 
-/// Whether `mode` sends keystrokes now. `may_send_keys`: a keystroke sender exists and the
-/// permission allows it; `secure_input`: macOS's Secure Event Input as
-/// `platform::secure_input_enabled` says (`None` where there is none). Secure Input on turns
-/// paste and type into copy-only, with [`NotPasted::SecureInput`]: pasting would send ⌘V into
-/// nothing and then put the previous clipboard back, losing the text.
-pub fn keystroke_gate(mode: OutputMode, may_send_keys: bool, secure_input: Option<bool>) -> Gate {
-    if mode == OutputMode::Copy || !may_send_keys {
-        Gate::CopyOnly(None)
-    } else if secure_input == Some(true) {
-        Gate::CopyOnly(Some(NotPasted::SecureInput))
-    } else {
-        Gate::Send
+/// Whether keystrokes can be sent, as a delivery finds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keys {
+    /// A sender exists and the permission allows it.
+    Ready,
+    /// No sender, or no permission (macOS Accessibility: the permission notice says what to do).
+    Unavailable,
+    /// A Wayland session without a virtual keyboard ([`sender`]): nothing can send keys there.
+    NoneOnWayland,
+}
+
+/// Whether `mode` sends keystrokes now. `keys`: whether they can be sent; `secure_input`:
+/// macOS's Secure Event Input as `platform::secure_input_enabled` says (`None` where there is
+/// none). Secure Input on turns paste and type into copy-only, with [`NotPasted::SecureInput`]:
+/// pasting would send ⌘V into nothing and then put the previous clipboard back, losing the
+/// text. A Wayland session without a virtual keyboard does the same, with
+/// [`NotPasted::NoKeystrokesOnWayland`].
+pub fn keystroke_gate(mode: OutputMode, keys: Keys, secure_input: Option<bool>) -> Gate {
+    match keys {
+        _ if mode == OutputMode::Copy => Gate::CopyOnly(None),
+        Keys::Unavailable => Gate::CopyOnly(None),
+        Keys::NoneOnWayland => Gate::CopyOnly(Some(NotPasted::NoKeystrokesOnWayland)),
+        Keys::Ready if secure_input == Some(true) => Gate::CopyOnly(Some(NotPasted::SecureInput)),
+        Keys::Ready => Gate::Send,
     }
 }
 
@@ -203,7 +222,9 @@ pub fn keyboard_settings() -> enigo::Settings {
 
 pub struct Injector {
     clipboard: arboard::Clipboard,
-    keyboard: KeyboardSlot<Enigo>,
+    /// Which sender this session gets (the virtual keyboard on Wayland, else enigo).
+    sender: SenderKind,
+    keyboard: KeyboardSlot<Sender>,
     modifiers: Option<ModifierProbe>,
     focus: Option<FocusProbe>,
 }
@@ -214,6 +235,7 @@ impl Injector {
             arboard::Clipboard::new().map_err(|e| InjectError::Clipboard(e.to_string()))?;
         let mut injector = Injector {
             clipboard,
+            sender: SenderKind::current(),
             keyboard: KeyboardSlot::default(),
             modifiers: ModifierProbe::new(),
             focus: FocusProbe::new(),
@@ -229,9 +251,21 @@ impl Injector {
     }
 
     /// The keystroke sender, created now if the permission changed since the last try.
-    fn keyboard(&mut self, permission: Option<bool>) -> Option<&mut Enigo> {
+    fn keyboard(&mut self, permission: Option<bool>) -> Option<&mut Sender> {
+        let kind = self.sender;
         self.keyboard
-            .get(permission, || Enigo::new(&keyboard_settings()))
+            .get(permission, || Sender::create(kind, &keyboard_settings()))
+    }
+
+    /// Whether keystrokes can be sent now (the sender created first if it may be).
+    fn keys(&mut self, permission: Option<bool>) -> Keys {
+        if self.keyboard(permission).is_some() && permission != Some(false) {
+            Keys::Ready
+        } else if self.sender == SenderKind::VirtualKeyboard {
+            Keys::NoneOnWayland
+        } else {
+            Keys::Unavailable
+        }
     }
 
     /// Delivers `text` in `mode`. Paste and type fall back to copy-only when keystrokes cannot
@@ -250,16 +284,16 @@ impl Injector {
         // Without the permission to send keys (macOS Accessibility) keystrokes vanish silently:
         // copy instead, and the caller tells the user what to do.
         let permission = crate::platform::accessibility_trusted();
-        let may_send_keys = mode != OutputMode::Copy
-            && self.keyboard(permission).is_some()
-            && permission != Some(false);
-        let exclude = excluded_from_history(mode);
-        let secure_input = if may_send_keys {
-            crate::platform::secure_input_enabled()
-        } else {
-            None
+        let keys_now = match mode {
+            OutputMode::Copy => Keys::Unavailable,
+            _ => self.keys(permission),
         };
-        if let Gate::CopyOnly(why) = keystroke_gate(mode, may_send_keys, secure_input) {
+        let exclude = excluded_from_history(mode);
+        let secure_input = match keys_now {
+            Keys::Ready => crate::platform::secure_input_enabled(),
+            _ => None,
+        };
+        if let Gate::CopyOnly(why) = keystroke_gate(mode, keys_now, secure_input) {
             if let Some(why) = why {
                 tracing::warn!(
                     reason = why.reason(),
@@ -316,10 +350,8 @@ impl Injector {
         hotkey_held: &dyn Fn() -> bool,
     ) -> Result<Delivered, InjectError> {
         let before = self.held_modifiers();
-        let keyboard = self.keyboard.current().expect("may_send_keys");
-        keyboard
-            .text(text)
-            .map_err(|e| InjectError::Keyboard(e.to_string()))?;
+        let keyboard = self.keyboard.current().expect("Keys::Ready");
+        keyboard.text(text).map_err(InjectError::Keyboard)?;
         let at = Instant::now();
         // Typing presses no modifier of its own that may still show.
         let after = self.held_modifiers();
@@ -342,19 +374,26 @@ impl Injector {
         self.put_on_clipboard(text, excluded_from_history(OutputMode::Paste))?;
         // xterm's Shift+Insert pastes the PRIMARY selection: the text goes there too, and the
         // person's selection text comes back after, as the clipboard's does.
+        // A Wayland compositor without a primary selection for clipboard managers refuses it:
+        // then Shift+Insert pastes the clipboard only (what GTK and Qt apps paste anyway).
         let previous_primary = if keys == PasteKeys::ShiftInsert {
             let previous = crate::platform::primary_text(&mut self.clipboard);
-            crate::platform::set_primary_text(&mut self.clipboard, text)
-                .map_err(|e| InjectError::Clipboard(e.to_string()))?;
-            previous
+            match crate::platform::set_primary_text(&mut self.clipboard, text) {
+                Ok(()) => previous,
+                Err(e) => {
+                    tracing::warn!("the primary selection cannot be set, only the clipboard: {e}");
+                    None
+                }
+            }
         } else {
             None
         };
         let ours = crate::platform::clipboard_change_count();
         let before = self.held_modifiers();
         let keyboard = self.keyboard.current().expect("paste needs the keyboard");
-        send_paste_shortcut(keyboard, paste_key::v_key_code(), keys)
-            .map_err(|e| InjectError::Keyboard(e.to_string()))?;
+        keyboard
+            .paste(paste_key::v_key_code(), keys)
+            .map_err(InjectError::Keyboard)?;
         let pasted = Instant::now();
         let after = self.held_modifiers();
         let as_is = modifiers::sent_as_is(before, after, paste_modifiers(keys), hotkey_held());
@@ -404,7 +443,7 @@ impl Injector {
         }
         let before = self.held_modifiers();
         let keyboard = self.keyboard.current().expect("keys were sent");
-        send_key_after(keyboard, after).map_err(|e| InjectError::Keyboard(e.to_string()))?;
+        keyboard.key_after(after).map_err(InjectError::Keyboard)?;
         let own = match after {
             PressAfter::ShiftEnter => paste_modifiers(PasteKeys::ShiftInsert),
             PressAfter::CtrlEnter => paste_modifiers(PasteKeys::CtrlV),
@@ -540,23 +579,43 @@ mod tests {
     fn secure_input_turns_paste_and_type_into_copy_only_with_the_reason() {
         for mode in [OutputMode::Paste, OutputMode::Type] {
             assert_eq!(
-                keystroke_gate(mode, true, Some(true)),
+                keystroke_gate(mode, Keys::Ready, Some(true)),
                 Gate::CopyOnly(Some(NotPasted::SecureInput)),
                 "{mode:?}"
             );
             // Off, or no such thing (X11): the keys are sent.
-            assert_eq!(keystroke_gate(mode, true, Some(false)), Gate::Send);
-            assert_eq!(keystroke_gate(mode, true, None), Gate::Send);
+            assert_eq!(keystroke_gate(mode, Keys::Ready, Some(false)), Gate::Send);
+            assert_eq!(keystroke_gate(mode, Keys::Ready, None), Gate::Send);
             // No permission or no sender: copied, and the permission notice speaks.
             assert_eq!(
-                keystroke_gate(mode, false, Some(true)),
+                keystroke_gate(mode, Keys::Unavailable, Some(true)),
                 Gate::CopyOnly(None)
             );
         }
         // Copy-only mode sends nothing anyway: nothing to tell.
         assert_eq!(
-            keystroke_gate(OutputMode::Copy, true, Some(true)),
+            keystroke_gate(OutputMode::Copy, Keys::Ready, Some(true)),
             Gate::CopyOnly(None)
+        );
+    }
+
+    #[test]
+    fn a_wayland_desktop_without_a_virtual_keyboard_only_copies_and_says_why() {
+        for mode in [OutputMode::Paste, OutputMode::Type] {
+            assert_eq!(
+                keystroke_gate(mode, Keys::NoneOnWayland, None),
+                Gate::CopyOnly(Some(NotPasted::NoKeystrokesOnWayland)),
+                "{mode:?}"
+            );
+        }
+        // Copy-only mode there: the person asked for the clipboard, nothing to tell.
+        assert_eq!(
+            keystroke_gate(OutputMode::Copy, Keys::NoneOnWayland, None),
+            Gate::CopyOnly(None)
+        );
+        assert_eq!(
+            NotPasted::NoKeystrokesOnWayland.reason(),
+            "no_virtual_keyboard"
         );
     }
 

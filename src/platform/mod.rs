@@ -11,6 +11,7 @@ mod input;
 mod key_access;
 mod keyboard_layout;
 mod keystrokes;
+pub mod keysyms;
 pub mod layer_surface;
 pub mod media;
 mod notifications;
@@ -36,6 +37,39 @@ pub use keystrokes::{PasteKeys, PressAfter};
 pub use notifications::{set_notification_sender, show_notification};
 pub use power::{performance_cores, UserActivity};
 pub use shortcut_trigger::xdg_shortcut_trigger;
+
+// Keystrokes on a Wayland session (`wayland::virtual_keyboard`); off Linux a stand-in that is
+// never created, so the portable `inject::sender` names the same type everywhere.
+#[cfg(not(target_os = "linux"))]
+pub use no_wayland::{VirtualKeyboard, VirtualKeyboardError};
+#[cfg(target_os = "linux")]
+pub use wayland::virtual_keyboard::{VirtualKeyboard, VirtualKeyboardError};
+
+/// No Wayland off Linux: [`VirtualKeyboard::new`] always fails and no value of it exists.
+#[cfg(not(target_os = "linux"))]
+mod no_wayland {
+    pub enum VirtualKeyboard {}
+
+    #[derive(Debug, thiserror::Error)]
+    pub enum VirtualKeyboardError {
+        #[error("no Wayland display on this system")]
+        NoDisplay,
+    }
+
+    impl VirtualKeyboard {
+        pub fn new() -> Result<VirtualKeyboard, VirtualKeyboardError> {
+            Err(VirtualKeyboardError::NoDisplay)
+        }
+
+        pub fn press_chord(&mut self, _keysyms: &[u32]) -> Result<(), VirtualKeyboardError> {
+            match *self {}
+        }
+
+        pub fn type_text(&mut self, _text: &str) -> Result<(), VirtualKeyboardError> {
+            match *self {}
+        }
+    }
+}
 
 /// Whether this is macOS, for the few portable decisions that differ there (key names shown as
 /// ⌃⌥⌘, template icons).

@@ -295,10 +295,37 @@ fn secure_input_says_why_nothing_was_pasted_and_what_to_press() {
         "{body}"
     );
     // The held-keys reasons keep their own notice, with the platform's shortcut.
+    assert_ne!(
+        Notice::not_pasted(NotPasted::NoKeystrokesOnWayland, false),
+        Notice::NotPasted { mac: false }
+    );
     for why in [NotPasted::KeysHeld, NotPasted::KeysPressedMeanwhile] {
         assert_eq!(
             Notice::not_pasted(why, false),
             Notice::NotPasted { mac: false }
         );
     }
+}
+
+#[test]
+fn a_wayland_desktop_without_keystrokes_says_the_text_is_on_the_clipboard() {
+    use crate::inject::NotPasted;
+    let notice = Notice::not_pasted(NotPasted::NoKeystrokesOnWayland, false);
+    assert_eq!(notice, Notice::NoKeystrokesOnWayland);
+    let (summary, body) = notice.text(UiLang::En);
+    assert_eq!(summary, "Text on the clipboard: Wayland");
+    assert!(
+        body.contains("lets no app type")
+            && body.contains("press Ctrl+V")
+            && body.contains("Recent transcripts"),
+        "{body}"
+    );
+    let (summary, body) = notice.text(UiLang::Pl);
+    assert_eq!(summary, "Tekst w schowku: Wayland");
+    assert!(
+        body.contains("nie pozwala żadnej aplikacji pisać")
+            && body.contains("wklej go Ctrl+V")
+            && body.contains("Ostatnie transkrypcje"),
+        "{body}"
+    );
 }
