@@ -242,9 +242,9 @@ impl Problem {
             }
             Problem::Wayland => {
                 if pl {
-                    ("Wayland: przypisz skrót w ustawieniach pulpitu".into(), "Na Waylandzie własny skrót aplikacji działa tylko, gdy aktywne jest okno aplikacji X11. Skrót działający wszędzie: dodaj w skrótach klawiszowych pulpitu polecenie „whisper-dictation-trigger toggle” (mówienie z przytrzymaniem: „whisper-dictation-trigger start” przy naciśnięciu i „… stop” przy puszczeniu; README, „Wayland”). Drugi wiersz menu mówi, co tu działa: wklejanie i nakładka.".into())
+                    ("Wayland: przypisz skrót w ustawieniach pulpitu".into(), "Na Waylandzie własnego skrótu aplikacji nie słychać, gdy aktywna jest aplikacja Waylanda (przekazują go tylko aplikacje X11). Skrót działający wszędzie: dodaj w skrótach klawiszowych pulpitu polecenie „whisper-dictation-trigger toggle” (mówienie z przytrzymaniem: „whisper-dictation-trigger start” przy naciśnięciu i „… stop” przy puszczeniu; README, „Wayland”). Drugi wiersz menu mówi, co tu działa: wklejanie i nakładka.".into())
                 } else {
-                    ("Wayland: bind the hotkey in your desktop".into(), "On Wayland the app's own hotkey is heard only while an X11 app has the focus. For a hotkey that works everywhere, add a keyboard shortcut in your desktop's settings that runs \"whisper-dictation-trigger toggle\" (hold-to-talk: \"whisper-dictation-trigger start\" on press and \"… stop\" on release; README, \"Wayland\"). The menu's second line says what works here: the paste and the overlay.".into())
+                    ("Wayland: bind the hotkey in your desktop".into(), "On Wayland the app's own hotkey is not heard while a Wayland app has the focus (only X11 apps pass it on). For a hotkey that works everywhere, add a keyboard shortcut in your desktop's settings that runs \"whisper-dictation-trigger toggle\" (hold-to-talk: \"whisper-dictation-trigger start\" on press and \"… stop\" on release; README, \"Wayland\"). The menu's second line says what works here: the paste and the overlay.".into())
                 }
             }
             Problem::Translocated => {

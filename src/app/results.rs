@@ -227,7 +227,13 @@ impl App {
                         reason = why.reason(),
                         "not pasted: the text is on the clipboard"
                     );
-                    self.notify(&Notice::not_pasted(why, crate::platform::IS_MACOS));
+                    // No way to send keys on this Wayland desktop lasts the whole run: said
+                    // once (the overlay still shows each text as copied).
+                    let standing = why == crate::inject::NotPasted::NoKeystrokesOnWayland;
+                    if !(standing && self.warned_accessibility) {
+                        self.notify(&Notice::not_pasted(why, crate::platform::IS_MACOS));
+                    }
+                    self.warned_accessibility |= standing;
                 } else if wanted != delivered.mode && !self.warned_accessibility {
                     self.warned_accessibility = true;
                     // The permission check says it best (stale grant or missing) when it knows.

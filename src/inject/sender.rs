@@ -3,15 +3,23 @@
 //! (`platform::VirtualKeyboard`, zwp_virtual_keyboard_v1). Chosen once, when the injector first
 //! creates its sender ([`SenderKind::for_session`]), and logged.
 //!
-//! A Wayland session whose compositor offers no virtual keyboard (GNOME) gets no sender at all:
-//! enigo's XTest keys would reach only the X11 apps under XWayland, and in every native app
-//! they would silently do nothing while the clipboard is put back, losing the text. There paste
-//! and type only copy, and the person is told why (`NotPasted::NoKeystrokesOnWayland`).
+//! A Wayland session whose compositor offers no virtual keyboard (GNOME) gets the desktop
+//! portal's RemoteDesktop keyboard (`platform::portal::RemoteKeyboard`) where the portal offers
+//! it: the desktop asks the person once, and the token it gives back (kept in the state folder,
+//! [`REMOTE_DESKTOP_TOKEN`]) spares the question at the next starts. Where neither exists there
+//! is no sender at all: enigo's XTest keys would reach only the X11 apps under XWayland, and in
+//! every native app they would silently do nothing while the clipboard is put back, losing the
+//! text. There paste and type only copy, and the person is told why
+//! (`NotPasted::NoKeystrokesOnWayland`).
 
+use crate::platform::portal::{PortalBus, RemoteKeyboard};
 use crate::platform::{
     keysyms, send_key_after, send_paste_shortcut, PasteKeys, PressAfter, VirtualKeyboard, IS_MACOS,
 };
 use enigo::{Enigo, Keyboard};
+
+/// The state folder's file holding the RemoteDesktop portal's restore token (owner-only).
+pub const REMOTE_DESKTOP_TOKEN: &str = "remote-desktop.token";
 
 /// Which sender a session gets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +64,8 @@ pub enum Sender {
     /// Boxed: about 1 KB, against the virtual keyboard's 120 bytes.
     Enigo(Box<Enigo>),
     VirtualKeyboard(VirtualKeyboard),
+    /// The RemoteDesktop portal's keyboard (GNOME), boxed like enigo.
+    RemoteDesktop(Box<RemoteKeyboard>),
 }
 
 impl Sender {
@@ -66,13 +76,23 @@ impl Sender {
             SenderKind::Enigo => Enigo::new(settings)
                 .map(|enigo| Sender::Enigo(Box::new(enigo)))
                 .map_err(|e| e.to_string())?,
-            SenderKind::VirtualKeyboard => VirtualKeyboard::new()
-                .map(Sender::VirtualKeyboard)
-                .map_err(|e| {
-                    format!("a Wayland session without a virtual keyboard (no enigo either): {e}")
-                })?,
+            SenderKind::VirtualKeyboard => match VirtualKeyboard::new() {
+                Ok(keyboard) => Sender::VirtualKeyboard(keyboard),
+                Err(no_keyboard) => remote_keyboard()
+                    .map(|keyboard| Sender::RemoteDesktop(Box::new(keyboard)))
+                    .map_err(|no_portal| {
+                        format!(
+                            "a Wayland session without a virtual keyboard ({no_keyboard}) or the \
+                             RemoteDesktop portal ({no_portal}); no enigo either"
+                        )
+                    })?,
+            },
         };
-        tracing::info!(sender = kind.name(), "keystroke sender created");
+        let name = match sender {
+            Sender::RemoteDesktop(_) => "remote-desktop-portal",
+            _ => kind.name(),
+        };
+        tracing::info!(sender = name, "keystroke sender created");
         Ok(sender)
     }
 
@@ -83,16 +103,12 @@ impl Sender {
             Sender::Enigo(enigo) => {
                 send_paste_shortcut(enigo, v_key, keys).map_err(|e| e.to_string())
             }
-            Sender::VirtualKeyboard(keyboard) => {
-                let keys = if keys.on(IS_MACOS) {
-                    keys
-                } else {
-                    PasteKeys::system(IS_MACOS)
-                };
-                keyboard
-                    .press_chord(&keysyms::paste_chord(keys))
-                    .map_err(|e| e.to_string())
-            }
+            Sender::VirtualKeyboard(keyboard) => keyboard
+                .press_chord(&keysyms::paste_chord(wayland_paste_keys(keys)))
+                .map_err(|e| e.to_string()),
+            Sender::RemoteDesktop(keyboard) => keyboard
+                .press_chord(&keysyms::paste_chord(wayland_paste_keys(keys)))
+                .map_err(|e| e.to_string()),
         }
     }
 
@@ -101,6 +117,9 @@ impl Sender {
         match self {
             Sender::Enigo(enigo) => send_key_after(enigo, after).map_err(|e| e.to_string()),
             Sender::VirtualKeyboard(keyboard) => keyboard
+                .press_chord(&keysyms::after_chord(after))
+                .map_err(|e| e.to_string()),
+            Sender::RemoteDesktop(keyboard) => keyboard
                 .press_chord(&keysyms::after_chord(after))
                 .map_err(|e| e.to_string()),
         }
@@ -113,8 +132,52 @@ impl Sender {
             Sender::VirtualKeyboard(keyboard) => {
                 keyboard.type_text(text).map_err(|e| e.to_string())
             }
+            Sender::RemoteDesktop(keyboard) => {
+                let keysyms: Vec<u32> = text.chars().filter_map(keysyms::char_keysym).collect();
+                keyboard.type_keysyms(&keysyms).map_err(|e| e.to_string())
+            }
         }
     }
+}
+
+/// The paste keystroke sent through keysyms: one of the other OS becomes this OS's own.
+fn wayland_paste_keys(keys: PasteKeys) -> PasteKeys {
+    if keys.on(IS_MACOS) {
+        keys
+    } else {
+        PasteKeys::system(IS_MACOS)
+    }
+}
+
+/// The RemoteDesktop portal's keyboard, started with the token kept from the last start (the
+/// desktop asks the person when there is none, or it was revoked: this blocks until they
+/// answer, on the output thread); the new token is kept for the next start.
+fn remote_keyboard() -> Result<RemoteKeyboard, String> {
+    let bus = PortalBus::session().map_err(|e| e.to_string())?;
+    if !bus.offers_remote_desktop() {
+        return Err("the desktop offers no RemoteDesktop portal".into());
+    }
+    let token_file = crate::paths::state_dir()
+        .ok()
+        .map(|dir| dir.join(REMOTE_DESKTOP_TOKEN));
+    let token = token_file
+        .as_ref()
+        .and_then(|file| std::fs::read_to_string(file).ok())
+        .map(|token| token.trim().to_string())
+        .filter(|token| !token.is_empty());
+    let keyboard = RemoteKeyboard::start(&bus, token.as_deref()).map_err(|e| e.to_string())?;
+    if let (Some(file), Some(new)) = (token_file, keyboard.restore_token()) {
+        if token.as_deref() != Some(new) {
+            if let Err(e) = crate::atomic_file::write(&file, new.as_bytes()) {
+                tracing::warn!(
+                    "the RemoteDesktop portal's token is not kept (the desktop will ask again \
+                     at the next start): {}: {e}",
+                    file.display()
+                );
+            }
+        }
+    }
+    Ok(keyboard)
 }
 
 #[cfg(test)]

@@ -2,9 +2,9 @@
 //! a convention history managers honour (they skip the content), and arboard writes it only
 //! through its per-OS `Set` extension traits, which is why this lives here:
 //!
-//! - Linux (X11; arboard's Wayland backend, not enabled here, adds the same): the extra target
-//!   `x-kde-passwordManagerHint` (content `secret`), honoured by Klipper and by GNOME's
-//!   clipboard extensions; arboard also leaves it out of the hand-over to a clipboard manager
+//! - Linux (X11, and Wayland through arboard's data-control backend, which adds the same): the
+//!   extra target `x-kde-passwordManagerHint` (content `secret`), honoured by Klipper and by
+//!   GNOME's clipboard extensions; arboard also leaves it out of the hand-over to a clipboard manager
 //!   when the app quits (`SAVE_TARGETS`).
 //! - macOS: the pasteboard type `org.nspasteboard.ConcealedType` (nspasteboard.org), honoured
 //!   by Maccy, Alfred, Raycast, Pastebot and others.

@@ -238,7 +238,8 @@ pub enum Reply {
     /// The form's values (as the app has them now) and what its lists offer.
     Settings {
         values: super::form::FormValues,
-        choices: super::form::FormChoices,
+        /// Boxed: the largest variant by far (the modes' lists), sent once per page load.
+        choices: Box<super::form::FormChoices>,
     },
     /// A value checked: `problem` says, in the UI language, why it is not taken (`None`: valid).
     Checked {

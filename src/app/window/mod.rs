@@ -186,7 +186,7 @@ impl HistoryWindow {
         };
         let session = &mut open.session;
         session.settings.values = values.clone();
-        let choices = session.settings.choices.clone();
+        let choices = Box::new(session.settings.choices.clone());
         let reply = applied.unwrap_or(ipc::Reply::Settings { values, choices });
         settings_page::log_reply(&reply);
         session.send_to_page(&reply);

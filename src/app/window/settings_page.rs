@@ -64,7 +64,7 @@ impl SettingsSession {
         match command {
             Command::Settings {} => Some(Reply::Settings {
                 values: self.values.clone(),
-                choices: self.choices.clone(),
+                choices: Box::new(self.choices.clone()),
             }),
             Command::Check { key, value } => Some(Reply::Checked {
                 key: key.clone(),
@@ -254,7 +254,7 @@ mod tests {
         let (session, _) = session();
         let settings = serde_json::to_value(Reply::Settings {
             values: session.values.clone(),
-            choices: session.choices.clone(),
+            choices: Box::new(session.choices.clone()),
         })
         .unwrap();
         assert_eq!(settings["kind"], "settings");
