@@ -63,7 +63,10 @@ fn main() -> anyhow::Result<()> {
     overlay.show(frame)?;
     println!("shown again");
     std::thread::sleep(Duration::from_secs(seconds));
-    drop(overlay);
+    {
+        // Dropped here: the surface is destroyed and its thread joined (on Linux).
+        let _closing = overlay;
+    }
     println!("closed");
     Ok(())
 }
