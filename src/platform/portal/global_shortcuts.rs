@@ -12,6 +12,7 @@
 use super::request::{malformed, PortalBus, Results, DESKTOP_PATH};
 use super::request::{session_handle, token, unwrap_variant, Latch};
 use super::PortalError;
+use futures_core::Stream;
 use global_hotkey::HotKeyState;
 use std::collections::HashMap;
 use std::future::poll_fn;
@@ -19,7 +20,6 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
 use std::time::Duration;
-use zbus::export::futures_core::Stream;
 use zbus::{Message, MessageStream, ObjectPath, OwnedObjectPath, Variant};
 
 pub(super) const IFACE: &str = "org.freedesktop.portal.GlobalShortcuts";
@@ -31,6 +31,13 @@ const CREATE_TIMEOUT: Duration = Duration::from_secs(60);
 /// BindShortcuts may wait on the person in the desktop's dialog: a generous bound, still one
 /// (the binding runs on a thread of its own, never the app's main thread).
 const BIND_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+
+impl PortalBus {
+    /// Whether the desktop offers GlobalShortcuts (KDE Plasma; GNOME 48 and later).
+    pub fn offers_global_shortcuts(&self) -> bool {
+        self.interface_version(IFACE).is_some()
+    }
+}
 
 /// The callback the key edges go to: the same one [`crate::platform::HotkeyListener::new`]
 /// takes.

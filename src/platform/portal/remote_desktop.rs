@@ -30,6 +30,13 @@ const SETUP_TIMEOUT: Duration = Duration::from_secs(60);
 /// Start may wait on the person in the desktop's dialog.
 const START_TIMEOUT: Duration = Duration::from_secs(10 * 60);
 
+impl PortalBus {
+    /// Whether the desktop offers RemoteDesktop (GNOME, KDE Plasma).
+    pub fn offers_remote_desktop(&self) -> bool {
+        self.interface_version(IFACE).is_some()
+    }
+}
+
 /// A started RemoteDesktop session with a keyboard: sends keys until dropped.
 pub struct RemoteKeyboard {
     bus: PortalBus,

@@ -6,6 +6,7 @@
 //! thread here ever polls.
 
 use super::PortalError;
+use futures_core::Stream;
 use std::collections::HashMap;
 use std::future::poll_fn;
 use std::pin::Pin;
@@ -13,7 +14,6 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
-use zbus::export::futures_core::Stream;
 use zbus::message::Type as MessageType;
 use zbus::{Connection, MatchRule, Message, MessageStream, OwnedObjectPath, OwnedVariant, Variant};
 
@@ -70,18 +70,6 @@ impl PortalBus {
             let value: OwnedVariant = reply.body().deserialize().ok()?;
             u32::try_from(&*value).ok()
         })
-    }
-
-    /// Whether the desktop offers GlobalShortcuts (KDE Plasma; GNOME 48 and later).
-    pub fn offers_global_shortcuts(&self) -> bool {
-        self.interface_version(super::global_shortcuts::IFACE)
-            .is_some()
-    }
-
-    /// Whether the desktop offers RemoteDesktop (GNOME, KDE Plasma).
-    pub fn offers_remote_desktop(&self) -> bool {
-        self.interface_version(super::remote_desktop::IFACE)
-            .is_some()
     }
 
     /// The unique name that owns the portal now: only its signals are believed. Asking for the
