@@ -10,7 +10,7 @@
 //! portal when the app's bus connection ends.
 
 use super::request::{malformed, PortalBus, Results, DESKTOP_PATH};
-use super::request::{session_handle, token, unwrap_variant, Latch};
+use super::request::{token, unwrap_variant, Latch};
 use super::PortalError;
 use futures_core::Stream;
 use global_hotkey::HotKeyState;
@@ -101,26 +101,9 @@ async fn bind(
     on_event: OnEvent,
 ) -> Result<PortalShortcut, PortalError> {
     let owner = bus.portal_owner(IFACE).await?;
-    let create_token = token("shortcut_create");
-    let session_token = token("shortcut_session");
-    let options = HashMap::from([
-        ("handle_token", Variant::from(create_token.as_str())),
-        (
-            "session_handle_token",
-            Variant::from(session_token.as_str()),
-        ),
-    ]);
-    let created = bus
-        .request(
-            "CreateSession",
-            &owner,
-            IFACE,
-            &create_token,
-            &(options,),
-            Some(CREATE_TIMEOUT),
-        )
+    let session = bus
+        .create_session(&owner, IFACE, "shortcut", CREATE_TIMEOUT)
         .await?;
-    let session = session_handle("CreateSession", &created)?;
     match bind_in(
         bus,
         &owner,

@@ -11,7 +11,7 @@
 //! started (the dialog, or the restore token) → keys → closed when the [`RemoteKeyboard`] is
 //! dropped, or by the portal when the app's bus connection ends.
 
-use super::request::{session_handle, token, unwrap_variant, PortalBus, Results};
+use super::request::{token, unwrap_variant, PortalBus, Results};
 use super::PortalError;
 use std::collections::HashMap;
 use std::time::Duration;
@@ -137,26 +137,9 @@ async fn start(
     restore_token: Option<&str>,
 ) -> Result<RemoteKeyboard, PortalError> {
     let owner = bus.portal_owner(IFACE).await?;
-    let create_token = token("remote_create");
-    let session_token = token("remote_session");
-    let options = HashMap::from([
-        ("handle_token", Variant::from(create_token.as_str())),
-        (
-            "session_handle_token",
-            Variant::from(session_token.as_str()),
-        ),
-    ]);
-    let created = bus
-        .request(
-            "CreateSession",
-            &owner,
-            IFACE,
-            &create_token,
-            &(options,),
-            Some(SETUP_TIMEOUT),
-        )
+    let session = bus
+        .create_session(&owner, IFACE, "remote", SETUP_TIMEOUT)
         .await?;
-    let session = session_handle("CreateSession", &created)?;
     let path: OwnedObjectPath = ObjectPath::try_from(session.as_str())
         .map_err(|e| super::request::malformed("CreateSession", e))?
         .into();

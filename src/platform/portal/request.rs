@@ -144,6 +144,37 @@ impl PortalBus {
             .map_err(subscribe)
     }
 
+    /// `interface`'s CreateSession (tokens named after `what`), waited for up to `timeout`:
+    /// the new session's handle.
+    pub(super) async fn create_session(
+        &self,
+        owner: &str,
+        interface: &'static str,
+        what: &str,
+        timeout: Duration,
+    ) -> Result<String, PortalError> {
+        let create_token = token(&format!("{what}_create"));
+        let session_token = token(&format!("{what}_session"));
+        let options = HashMap::from([
+            ("handle_token", Variant::from(create_token.as_str())),
+            (
+                "session_handle_token",
+                Variant::from(session_token.as_str()),
+            ),
+        ]);
+        let created = self
+            .request(
+                "CreateSession",
+                owner,
+                interface,
+                &create_token,
+                &(options,),
+                Some(timeout),
+            )
+            .await?;
+        session_handle("CreateSession", &created)
+    }
+
     /// Calls `method` of the portal `interface` with `body` (whose options hold
     /// `handle_token: token`) and waits up to `timeout` (`None`: as long as it takes) for its
     /// response: the results when granted, the response's error otherwise.
