@@ -336,11 +336,9 @@ pub struct Desktop {
 }
 
 impl Desktop {
-    /// Starts the whole desktop; `scratch` receives the logs, the PulseAudio home, the config
-    /// folder (asoundrc, openbox, autostart) and anything else the desktop writes. On error,
-    /// whatever was already started is stopped again.
-    pub fn start(scratch: &Path) -> io::Result<Desktop> {
-        check_tools()?;
+    /// A desktop with nothing started yet: its folders under `scratch` made, and its runtime
+    /// folder (`/tmp/PREFIX-PID-N`, owner-only) fresh.
+    fn unstarted(scratch: &Path, prefix: &str) -> io::Result<Desktop> {
         let logs = scratch.join("logs");
         let home = scratch.join("home");
         let config_home = scratch.join("config");
@@ -348,14 +346,14 @@ impl Desktop {
             fs::create_dir_all(dir)?;
         }
         let runtime = std::env::temp_dir().join(format!(
-            "wd-rig-{}-{}",
+            "{prefix}-{}-{}",
             std::process::id(),
             RUNTIME_COUNTER.fetch_add(1, Ordering::SeqCst)
         ));
         let _ = fs::remove_dir_all(&runtime);
         fs::create_dir_all(&runtime)?;
         fs::set_permissions(&runtime, fs::Permissions::from_mode(0o700))?;
-        let mut desktop = Desktop {
+        Ok(Desktop {
             display: 0,
             wayland: None,
             scratch: scratch.to_path_buf(),
@@ -369,7 +367,15 @@ impl Desktop {
             procs: Vec::new(),
             helpers: Mutex::new(Vec::new()),
             counter: AtomicU32::new(0),
-        };
+        })
+    }
+
+    /// Starts the whole desktop; `scratch` receives the logs, the PulseAudio home, the config
+    /// folder (asoundrc, openbox, autostart) and anything else the desktop writes. On error,
+    /// whatever was already started is stopped again.
+    pub fn start(scratch: &Path) -> io::Result<Desktop> {
+        check_tools()?;
+        let mut desktop = Desktop::unstarted(scratch, "wd-rig")?;
         // On error `desktop` is dropped here, which stops what was started.
         desktop.start_xvfb()?;
         desktop.start_dbus()?;

@@ -95,35 +95,7 @@ impl Desktop {
     /// the logs and the configuration.
     pub fn start_wayland(scratch: &Path, sway_config: &str) -> io::Result<Desktop> {
         check_wayland_tools()?;
-        let logs = scratch.join("logs");
-        let home = scratch.join("home");
-        let config_home = scratch.join("config");
-        for dir in [&logs, &home, &config_home] {
-            fs::create_dir_all(dir)?;
-        }
-        let runtime = std::env::temp_dir().join(format!(
-            "wd-wl-{}-{}",
-            std::process::id(),
-            RUNTIME_COUNTER.fetch_add(1, Ordering::SeqCst)
-        ));
-        let _ = fs::remove_dir_all(&runtime);
-        fs::create_dir_all(&runtime)?;
-        fs::set_permissions(&runtime, fs::Permissions::from_mode(0o700))?;
-        let mut desktop = Desktop {
-            display: 0,
-            wayland: None,
-            scratch: scratch.to_path_buf(),
-            logs: logs.clone(),
-            home,
-            config_home,
-            bus_address: format!("unix:path={}", runtime.join("bus").display()),
-            pulse_server: format!("unix:{}", runtime.join("pulse.sock").display()),
-            runtime,
-            notify_log: logs.join("notifications.log"),
-            procs: Vec::new(),
-            helpers: Mutex::new(Vec::new()),
-            counter: AtomicU32::new(0),
-        };
+        let mut desktop = Desktop::unstarted(scratch, "wd-wl")?;
         desktop.start_dbus()?;
         desktop.start_sway(sway_config)?;
         desktop.start_pulseaudio()?;
