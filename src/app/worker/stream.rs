@@ -17,11 +17,14 @@
 //! with ([`Stream::settled_by_last_pass`]), and key-up's pass hears only the audio from 2 s
 //! before that cut; it must agree with the last pass on the first words after the cut, or the
 //! audio since the last commit is transcribed instead ([`Stream::rest_after_settling`]).
-//! Every other pass settles the same way ([`settle`]'s module doc). Every pass, key-up's
+//! Every other pass settles the same way ([`settle`]'s module doc). A pass that left out a
+//! stretch of words the pass before heard in the same audio is not believed once ([`doubt`]).
+//! Every pass, key-up's
 //! too, gets the last pass's tokens as its draft ([`Stream::draft_from`]): the engine checks
 //! them in one decoder call instead of choosing each token again.
 
 mod context;
+mod doubt;
 mod language;
 mod settle;
 
@@ -96,6 +99,9 @@ pub struct Stream {
     /// or a long pass at a pause, may commit without a pass to agree with
     /// ([`Self::settled_by_last_pass`]).
     last_pass: Option<LastPass>,
+    /// The last pass was not believed: it left out words the pass before heard
+    /// ([`doubt`]); the next is believed whatever it leaves out.
+    doubted_last: bool,
     /// Passes run, and commits made.
     pub passes: u32,
     pub commits: u32,
@@ -188,6 +194,7 @@ impl Stream {
             tentative: None,
             last_tokens: None,
             last_pass: None,
+            doubted_last: false,
             passes: 0,
             commits: 0,
             speech: None,
@@ -325,12 +332,12 @@ impl Stream {
     ) -> Progress {
         self.passes += 1;
         let first_window = transcript.segments.iter().filter(|s| s.seek == 0);
-        self.last_tokens = Some((
+        let tokens = (
             range.start,
             first_window
                 .flat_map(|s| s.tokens.iter().copied())
                 .collect(),
-        ));
+        );
         let mut transcript = transcript.clone();
         if self.overlapping() {
             self.drop_repeated_words(&mut transcript);
@@ -395,6 +402,12 @@ impl Stream {
             .contains(&Rule::Words)
             .then(|| WordPass::of(range.start, audio.len(), &transcript))
             .flatten();
+        if !left_out {
+            if let Some(progress) = self.doubted(word_pass.as_ref()) {
+                return progress;
+            }
+        }
+        self.last_tokens = Some(tokens);
         // The first stretch is committed only by a pass that can tell its language.
         let tells = tells_the_language(&transcript);
         let split = if left_out || !(self.language.is_some() || tells) {
