@@ -86,13 +86,6 @@ fn settings_json(state: &Path) -> (String, serde_json::Value) {
     (text, value)
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .unwrap_or_else(|e| panic!("no free port: {e}"))
-}
-
 fn find(page: &Session, css: &str) -> Element {
     wait_for(css, PAGE_TIMEOUT, || Ok(page.find(css).ok())).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -127,22 +120,17 @@ fn modes_are_made_on_the_settings_page_and_used_by_the_next_dictation() {
     fill_history(&state);
     let hand = hand_written_settings();
     fs::write(state.join("settings.json"), &hand).unwrap();
-    let port = free_port();
     let state_dir = state.to_str().expect("a UTF-8 path");
-    let mut driver = desktop
-        .spawn_app(
-            Path::new(webdriver::DRIVER),
-            [
-                ("WHISPER_DICTATION_STATE_DIR", state_dir),
-                ("WHISPER_DICTATION_LOG", "info"),
-                ("WHISPER_DICTATION_LOG_TEXT", "1"),
-                ("WHISPER_DICTATION_UI_LANG", "en"),
-                ("WHISPER_DICTATION_WEBVIEW_AUTOMATION", "1"),
-            ],
-            [format!("--port={port}")],
-        )
-        .unwrap_or_else(|e| panic!("starting WebKitWebDriver: {e}"));
-    webdriver::wait_for_driver(port, Duration::from_secs(20)).unwrap_or_else(|e| panic!("{e}"));
+    let (mut driver, port) = webdriver::start_driver(
+        &desktop,
+        &[
+            ("WHISPER_DICTATION_STATE_DIR", state_dir),
+            ("WHISPER_DICTATION_LOG", "info"),
+            ("WHISPER_DICTATION_LOG_TEXT", "1"),
+            ("WHISPER_DICTATION_UI_LANG", "en"),
+            ("WHISPER_DICTATION_WEBVIEW_AUTOMATION", "1"),
+        ],
+    );
     let page = Session::start(port, Path::new(BIN), READY_TIMEOUT)
         .unwrap_or_else(|e| panic!("{e}\n{}", driver.log()));
     wait_log(&mut driver, "app ready", READY_TIMEOUT);

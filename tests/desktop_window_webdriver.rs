@@ -81,13 +81,6 @@ fn fill_history(state: &Path) {
     }
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .unwrap_or_else(|e| panic!("no free port: {e}"))
-}
-
 /// The entries the page lists now: each row and its text.
 fn rows(page: &Session) -> Result<Vec<(Element, String)>, String> {
     page.find_all("#list article.entry")?
@@ -138,22 +131,16 @@ fn the_window_does_its_work_when_a_webdriver_drives_it() {
     let (desktop, _out, state) = fresh_desktop("desktop-window-webdriver");
     fill_history(&state);
     write_settings(&state, "copy", "en");
-    let port = free_port();
-    // The driver's environment is the app's: the driver starts it.
     let state_dir = state.to_str().expect("a UTF-8 path");
-    let mut driver = desktop
-        .spawn_app(
-            Path::new(webdriver::DRIVER),
-            [
-                ("WHISPER_DICTATION_STATE_DIR", state_dir),
-                ("WHISPER_DICTATION_LOG", "info"),
-                ("WHISPER_DICTATION_LOG_TEXT", "1"),
-                ("WHISPER_DICTATION_WEBVIEW_AUTOMATION", "1"),
-            ],
-            [format!("--port={port}")],
-        )
-        .unwrap_or_else(|e| panic!("starting WebKitWebDriver: {e}"));
-    webdriver::wait_for_driver(port, Duration::from_secs(20)).unwrap_or_else(|e| panic!("{e}"));
+    let (mut driver, port) = webdriver::start_driver(
+        &desktop,
+        &[
+            ("WHISPER_DICTATION_STATE_DIR", state_dir),
+            ("WHISPER_DICTATION_LOG", "info"),
+            ("WHISPER_DICTATION_LOG_TEXT", "1"),
+            ("WHISPER_DICTATION_WEBVIEW_AUTOMATION", "1"),
+        ],
+    );
     let started = Instant::now();
     let page = Session::start(port, Path::new(BIN), READY_TIMEOUT)
         .unwrap_or_else(|e| panic!("{e}\n{}", driver.log()));

@@ -58,8 +58,30 @@ fn call(
     Ok(value.get("value").cloned().unwrap_or(Value::Null))
 }
 
+/// WebKitWebDriver started on `desktop`, ready, on a free port (returned with its process).
+/// `env` is the app's: the driver starts the app as its browser, with its own environment, so
+/// the app's log is the driver's process's. Panics (a test's set-up) when it cannot start.
+pub fn start_driver(
+    desktop: &crate::rig::Desktop,
+    env: &[(&str, &str)],
+) -> (crate::rig::AppProcess, u16) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap_or_else(|e| panic!("no free port: {e}"));
+    let driver = desktop
+        .spawn_app(
+            Path::new(DRIVER),
+            env.iter().copied(),
+            [format!("--port={port}")],
+        )
+        .unwrap_or_else(|e| panic!("starting WebKitWebDriver: {e}"));
+    wait_for_driver(port, Duration::from_secs(20)).unwrap_or_else(|e| panic!("{e}"));
+    (driver, port)
+}
+
 /// Waits until the driver at `port` answers `/status` as ready.
-pub fn wait_for_driver(port: u16, timeout: Duration) -> Result<(), String> {
+fn wait_for_driver(port: u16, timeout: Duration) -> Result<(), String> {
     let agent = agent(Duration::from_secs(5));
     let deadline = Instant::now() + timeout;
     loop {
