@@ -310,10 +310,12 @@ fn cut_in_gap(audio: &[f32], end: f32, next_start: f32, seconds: f32) -> Option<
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn word_pass(start: usize, seconds: f32, words: &[(&str, f32, f32)]) -> WordPass {
+    /// A pass over `seconds` from `start` (samples) that heard `words` (text, start, end;
+    /// seconds from its start); also the doubt rule's tests.
+    pub(crate) fn word_pass(start: usize, seconds: f32, words: &[(&str, f32, f32)]) -> WordPass {
         WordPass {
             start,
             len: (seconds * SAMPLE_RATE as f32) as usize,

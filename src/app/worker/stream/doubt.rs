@@ -93,26 +93,10 @@ pub struct LeftOut {
 
 #[cfg(test)]
 mod tests {
-    use super::super::super::commit::words::PassWord;
+    use super::super::super::commit::words::tests::word_pass as pass;
     use super::*;
 
     const RATE: usize = 16_000;
-
-    /// A pass over `seconds` from `start` (samples) that heard `words` (text, start, end).
-    fn pass(start: usize, seconds: f32, words: &[(&str, f32, f32)]) -> WordPass {
-        WordPass {
-            start,
-            len: (seconds * RATE as f32) as usize,
-            words: words
-                .iter()
-                .map(|&(text, start, end)| PassWord {
-                    text: text.into(),
-                    start,
-                    end,
-                })
-                .collect(),
-        }
-    }
 
     /// The babble clip's two passes (times as the word alignment gave them, rounded): the
     /// longer one starts at the second sentence.
